@@ -1,0 +1,315 @@
+#include "util/config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace gshmem {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    parts.push_back(trim(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start)));
+    if (pos == std::string::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
+// Finds `text` among the '|'-separated `values` without regard to case; returns the canonical
+// spelling from the table, or "" when it is not accepted.
+std::string match_value(const std::string& text, const char* values) {
+  for (const std::string& v : split(values, '|')) {
+    if (lower(v) == lower(text)) return v;
+  }
+  return "";
+}
+
+std::string accepted_list(const char* values) {
+  std::string out;
+  for (const std::string& v : split(values, '|')) {
+    if (!out.empty()) out += ", ";
+    out += v;
+  }
+  return out;
+}
+
+const char* type_expectation(ConfigType type) {
+  switch (type) {
+    case ConfigType::Bool: return "a boolean: 1/0, true/false, yes/no or on/off";
+    case ConfigType::Int: return "an integer";
+    case ConfigType::Size: return "a size: a number with an optional K, M, G or T suffix (powers of 1024), e.g. 512M";
+    case ConfigType::Seconds: return "a number of seconds, e.g. 30 or 0.5";
+    default: return "a value";
+  }
+}
+
+// Parses one value of a field's type. Writes a description of the problem to `why` on failure.
+template <typename T>
+bool parse_field(ConfigType type, const char* values, const std::string& text, T* out, std::string* why);
+
+template <>
+bool parse_field(ConfigType type, const char*, const std::string& text, bool* out, std::string* why) {
+  if (parse_bool(text, out)) return true;
+  *why = type_expectation(type);
+  return false;
+}
+template <>
+bool parse_field(ConfigType type, const char*, const std::string& text, int64_t* out, std::string* why) {
+  if (parse_int(text, out)) return true;
+  *why = type_expectation(type);
+  return false;
+}
+template <>
+bool parse_field(ConfigType type, const char*, const std::string& text, uint64_t* out, std::string* why) {
+  if (parse_size(text, out)) return true;
+  *why = type_expectation(type);
+  return false;
+}
+template <>
+bool parse_field(ConfigType type, const char*, const std::string& text, double* out, std::string* why) {
+  if (parse_seconds(text, out)) return true;
+  *why = type_expectation(type);
+  return false;
+}
+template <>
+bool parse_field(ConfigType type, const char* values, const std::string& text, std::string* out, std::string* why) {
+  if (type == ConfigType::String) {
+    *out = text;
+    return true;
+  }
+  std::string canonical = match_value(trim(text), values);
+  if (!canonical.empty()) {
+    *out = canonical;
+    return true;
+  }
+  *why = std::string("one of ") + accepted_list(values);
+  return false;
+}
+template <>
+bool parse_field(ConfigType, const char* values, const std::string& text, std::vector<std::string>* out,
+                 std::string* why) {
+  std::vector<std::string> items;
+  for (const std::string& raw : split(text, ',')) {
+    if (raw.empty()) continue;
+    std::string item = raw;
+    bool negate = item[0] == '^';
+    if (negate) item = trim(item.substr(1));
+    std::string canonical = match_value(item, values);
+    if (canonical.empty()) {
+      *why = std::string("a comma list of ") + accepted_list(values) + " (optionally starting with ^)";
+      return false;
+    }
+    items.push_back(negate ? "^" + canonical : canonical);
+  }
+  *out = items;
+  return true;
+}
+
+std::string format_field(ConfigType type, bool v) { (void)type; return v ? "true" : "false"; }
+std::string format_field(ConfigType, int64_t v) { return std::to_string(v); }
+std::string format_field(ConfigType, uint64_t v) { return format_size(v); }
+std::string format_field(ConfigType, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+std::string format_field(ConfigType, const std::string& v) { return v; }
+std::string format_field(ConfigType, const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+bool parse_bool(const std::string& text, bool* out) {
+  std::string t = lower(trim(text));
+  if (t == "1" || t == "y" || t == "yes" || t == "true" || t == "on") {
+    *out = true;
+    return true;
+  }
+  if (t == "0" || t == "n" || t == "no" || t == "false" || t == "off") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+bool parse_int(const std::string& text, int64_t* out) {
+  std::string t = trim(text);
+  if (t.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(t.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool parse_size(const std::string& text, uint64_t* out) {
+  std::string t = trim(text);
+  if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '.')) return false;
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (errno != 0 || end == t.c_str() || !std::isfinite(v) || v < 0) return false;
+  std::string suffix = lower(trim(end));
+  double mult = 1;
+  if (!suffix.empty()) {
+    std::string rest = suffix.substr(1);
+    switch (suffix[0]) {
+      case 'b': if (!rest.empty()) return false; break;
+      case 'k': mult = 1024.0; break;
+      case 'm': mult = 1024.0 * 1024; break;
+      case 'g': mult = 1024.0 * 1024 * 1024; break;
+      case 't': mult = 1024.0 * 1024 * 1024 * 1024; break;
+      default: return false;
+    }
+    if (!(rest.empty() || rest == "b" || rest == "ib")) return false;
+  }
+  double bytes = v * mult;
+  if (bytes > 1.8e19) return false;
+  *out = static_cast<uint64_t>(bytes);
+  return true;
+}
+
+bool parse_seconds(const std::string& text, double* out) {
+  std::string t = trim(text);
+  if (t.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  std::string rest = lower(trim(end));
+  if (errno != 0 || end == t.c_str() || !std::isfinite(v) || v < 0) return false;
+  if (!(rest.empty() || rest == "s")) return false;
+  *out = v;
+  return true;
+}
+
+std::string format_size(uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  double v = static_cast<double>(bytes);
+  while (v >= 1024.0 && u < 4 && std::fmod(v, 1024.0) == 0.0) {
+    v /= 1024.0;
+    ++u;
+  }
+  if (u == 0 && bytes >= 1024) {
+    // Not a whole multiple of 1 KiB: show a rounded value with the exact count.
+    double r = static_cast<double>(bytes);
+    int ru = 0;
+    while (r >= 1024.0 && ru < 4) {
+      r /= 1024.0;
+      ++ru;
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.1f %s (%llu B)", r, units[ru], static_cast<unsigned long long>(bytes));
+    return buf;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  return buf;
+}
+
+Status parse_config(const EnvLookup& lookup, Config* out, std::string* errors) {
+  Config cfg;
+  std::string errs;
+#define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                        \
+  {                                                                                                     \
+    std::string why;                                                                                    \
+    if (!parse_field(ConfigType::type, values, def, &cfg.field, &why)) {                                \
+      errs += std::string(errs.empty() ? "" : "\n") + "internal: the default of " + name + " is malformed."; \
+    }                                                                                                   \
+    if (const char* text = lookup(name)) {                                                              \
+      if (!parse_field(ConfigType::type, values, text, &cfg.field, &why)) {                             \
+        errs += std::string(errs.empty() ? "" : "\n") + name + "='" + text + "' is not valid: expected " + \
+                why + ".";                                                                              \
+      }                                                                                                 \
+    }                                                                                                   \
+  }
+#include "util/config.def"
+#undef GSHMEM_CONFIG
+  *out = cfg;
+  if (errors) *errors = errs;
+  return errs.empty() ? GSHMEM_SUCCESS : GSHMEM_ERROR_CONFIG;
+}
+
+Status parse_config_from_environment(Config* out, std::string* errors) {
+  return parse_config([](const char* name) -> const char* { return std::getenv(name); }, out, errors);
+}
+
+std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& lookup) {
+  std::vector<ConfigEntry> rows;
+#define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                      \
+  rows.push_back(ConfigEntry{name, ConfigType::type, def, ConfigCategory::cat, values, help,         \
+                             lookup(name) != nullptr, format_field(ConfigType::type, config.field)});
+#include "util/config.def"
+#undef GSHMEM_CONFIG
+  return rows;
+}
+
+std::vector<ConfigEntry> describe_config_from_environment(const Config& config) {
+  return describe_config(config, [](const char* name) -> const char* { return std::getenv(name); });
+}
+
+std::vector<std::pair<std::string, std::string>> unknown_gshmem_variables() {
+  std::vector<std::string> known;
+#define GSHMEM_CONFIG(field, name, type, def, cat, values, help) known.emplace_back(name);
+#include "util/config.def"
+#undef GSHMEM_CONFIG
+  std::vector<std::pair<std::string, std::string>> unknown;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    if (entry.rfind("GSHMEM_", 0) != 0) continue;
+    std::string name = entry.substr(0, entry.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string best;
+    size_t best_d = 1000;
+    for (const std::string& k : known) {
+      size_t d = edit_distance(name, k);
+      if (d < best_d) {
+        best_d = d;
+        best = k;
+      }
+    }
+    unknown.emplace_back(name, best_d <= 3 ? best : "");
+  }
+  return unknown;
+}
+
+}  // namespace gshmem

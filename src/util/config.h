@@ -1,0 +1,69 @@
+// Settings of gshmem, parsed from the environment through the table in config.def.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace gshmem {
+
+enum class ConfigType { Bool, Int, Size, Seconds, String, Enum, List };
+enum class ConfigCategory { Public, Hidden };
+
+// The parsed settings. Every member comes from one row of config.def.
+struct Config {
+#define GSHMEM_CONFIG_FIELD_Bool bool
+#define GSHMEM_CONFIG_FIELD_Int int64_t
+#define GSHMEM_CONFIG_FIELD_Size uint64_t
+#define GSHMEM_CONFIG_FIELD_Seconds double
+#define GSHMEM_CONFIG_FIELD_String std::string
+#define GSHMEM_CONFIG_FIELD_Enum std::string
+#define GSHMEM_CONFIG_FIELD_List std::vector<std::string>
+#define GSHMEM_CONFIG(field, name, type, def, cat, values, help) GSHMEM_CONFIG_FIELD_##type field{};
+#include "util/config.def"
+#undef GSHMEM_CONFIG
+};
+
+// One row of the table, with the value found in the environment (if any).
+struct ConfigEntry {
+  const char* name;
+  ConfigType type;
+  const char* default_value;
+  ConfigCategory category;
+  const char* values;  // '|'-separated accepted values for Enum and List
+  const char* help;
+  bool is_set;          // the variable is present in the environment
+  std::string current;  // the value in effect, formatted like the default
+};
+
+// Looks a variable up; returns nullptr when it is not set.
+using EnvLookup = std::function<const char*(const char* name)>;
+
+// Parses every setting. On error returns GSHMEM_ERROR_CONFIG and a message naming every malformed
+// variable, its value and what is accepted; `out` then holds the defaults for those variables.
+Status parse_config(const EnvLookup& lookup, Config* out, std::string* errors);
+
+// Parses the process environment (the only place that reads it).
+Status parse_config_from_environment(Config* out, std::string* errors);
+
+// Every row of the table with the values in effect for `config` (as found through `lookup`).
+std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& lookup);
+std::vector<ConfigEntry> describe_config_from_environment(const Config& config);
+
+// Variables in the environment that start with GSHMEM_ but are not in the table, each with the
+// closest known name (for a "did you mean" warning).
+std::vector<std::pair<std::string, std::string>> unknown_gshmem_variables();
+
+// Value parsers, exposed for tests. Each returns false on malformed input.
+bool parse_bool(const std::string& text, bool* out);
+bool parse_size(const std::string& text, uint64_t* out);
+bool parse_int(const std::string& text, int64_t* out);
+bool parse_seconds(const std::string& text, double* out);
+
+// "1.5 GiB"-style rendering of a byte count.
+std::string format_size(uint64_t bytes);
+
+}  // namespace gshmem
