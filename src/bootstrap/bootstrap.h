@@ -1,0 +1,50 @@
+// The bootstrap: how PEs find each other and exchange small amounts of data on the host.
+//
+// Every operation is collective over all PEs of the job and blocking; all PEs must call the same
+// operations in the same order with the same sizes. Each has a deadline
+// (GSHMEM_BOOTSTRAP_TIMEOUT); a step that waits longer fails with a message naming the PEs that
+// did not arrive. Implementations: a single PE (no launcher) and TCP through a root (gshmrun).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "util/status.h"
+
+namespace gshmem {
+
+struct Config;
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  // Short name for logs ("tcp", "single").
+  virtual const char* name() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Each PE contributes `bytes` bytes from `in`; `out` receives size() * bytes, ordered by rank.
+  // `in` may point into `out`.
+  virtual Status allgather(const void* in, void* out, size_t bytes) = 0;
+  // `in` holds size() blocks of `bytes`, block j for PE j; `out` receives block rank() of every
+  // PE, ordered by the sender's rank.
+  virtual Status alltoall(const void* in, void* out, size_t bytes) = 0;
+  virtual Status barrier() = 0;
+  // Copies `bytes` bytes from `buf` of PE `root` into `buf` of every PE.
+  virtual Status broadcast(void* buf, size_t bytes, int root) = 0;
+  // Ends the whole job: every PE exits with `code`. Returns only if that could not be arranged,
+  // in which case the caller exits by itself.
+  virtual void abort_job(int code, const std::string& why) = 0;
+  // Leaves the job cleanly. No other call may follow.
+  virtual Status finalize() = 0;
+};
+
+// Picks and starts the bootstrap for this process: gshmrun's TCP root when gshmrun started us,
+// otherwise a job of one PE. NVSHMEM_BOOTSTRAP values that name launchers not supported yet are
+// an error that says so.
+Status create_bootstrap(const Config& config, std::unique_ptr<Bootstrap>* out);
+
+// A job of one PE.
+std::unique_ptr<Bootstrap> make_single_bootstrap();
+
+}  // namespace gshmem

@@ -1,0 +1,364 @@
+#include "bootstrap/tcp_hub.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "util/log.h"
+
+namespace gshmem {
+
+using tcp::MsgHeader;
+using tcp::MsgType;
+
+namespace {
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i) s += ", ";
+    if (i == 8 && ranks.size() > 10) {
+      s += log::format("... (%zu in all)", ranks.size());
+      break;
+    }
+    s += std::to_string(ranks[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+TcpHub::TcpHub(Fd listen_fd, const Options& options, Listener* listener)
+    : listen_fd_(std::move(listen_fd)), options_(options), listener_(listener) {
+  state_.assign(static_cast<size_t>(options_.size), PeState::kNotConnected);
+  if (pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
+}
+
+TcpHub::~TcpHub() {
+  if (wake_pipe_[0] >= 0) close(wake_pipe_[0]);
+  if (wake_pipe_[1] >= 0) close(wake_pipe_[1]);
+}
+
+void TcpHub::stop() {
+  stop_ = true;
+  if (wake_pipe_[1] >= 0) {
+    char c = 1;
+    (void)!write(wake_pipe_[1], &c, 1);
+  }
+}
+
+TcpHub::Conn* TcpHub::conn_of(int rank) {
+  for (auto& c : conns_) {
+    if (c->rank == rank && !c->closed) return c.get();
+  }
+  return nullptr;
+}
+
+void TcpHub::run() {
+  while (!stop_) {
+    std::vector<pollfd> fds;
+    fds.push_back({listen_fd_.get(), POLLIN, 0});
+    fds.push_back({wake_pipe_[0], POLLIN, 0});
+    for (auto& c : conns_) fds.push_back({c->fd.get(), POLLIN, 0});
+    int rc = ::poll(fds.data(), fds.size(), 100);
+    if (rc < 0 && errno != EINTR) break;
+    if (stop_) break;
+    if (rc > 0) {
+      if (fds[0].revents & POLLIN) accept_one();
+      // Connections accepted above are not in `fds`; they are polled next round.
+      for (size_t i = 2; i < fds.size(); ++i) {
+        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(conns_[i - 2].get());
+      }
+    }
+    // Drop closed connections; a handshake that does not finish in time is closed too.
+    for (auto& c : conns_) {
+      if (c->rank < 0 && !c->closed && Clock::now() > c->handshake_deadline) c->closed = true;
+    }
+    conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const std::unique_ptr<Conn>& c) { return c->closed; }),
+                 conns_.end());
+    check_pending();
+  }
+}
+
+void TcpHub::accept_one() {
+  Fd fd;
+  if (tcp_accept(listen_fd_.get(), Clock::now(), &fd) != GSHMEM_SUCCESS) return;
+  auto c = std::make_unique<Conn>();
+  c->fd = std::move(fd);
+  c->handshake_deadline = deadline_after(30);
+  if (random_bytes(c->nonce, sizeof c->nonce) != GSHMEM_SUCCESS) return;
+  send_msg(c.get(), MsgType::kHello, 0, 0, c->nonce, sizeof c->nonce);
+  conns_.push_back(std::move(c));
+}
+
+void TcpHub::read_from(Conn* c) {
+  if (c->closed) return;
+  uint8_t buf[65536];
+  while (true) {
+    ssize_t k = ::recv(c->fd.get(), buf, sizeof buf, MSG_DONTWAIT);
+    if (k > 0) {
+      c->in.insert(c->in.end(), buf, buf + k);
+      continue;
+    }
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+    // EOF or error: the PE is gone unless it said goodbye.
+    c->closed = true;
+    if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
+    return;
+  }
+  size_t off = 0;
+  while (c->in.size() - off >= sizeof(MsgHeader)) {
+    MsgHeader h;
+    std::memcpy(&h, c->in.data() + off, sizeof h);
+    if (h.magic != tcp::kMagic || h.version != tcp::kVersion || h.len > tcp::kMaxPayload) {
+      GSHMEM_WARN(kBootstrap, "dropping a bootstrap connection that does not speak the gshmem protocol");
+      c->closed = true;
+      if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
+      return;
+    }
+    if (c->in.size() - off - sizeof h < h.len) break;
+    std::vector<uint8_t> payload(c->in.begin() + static_cast<long>(off + sizeof h),
+                                 c->in.begin() + static_cast<long>(off + sizeof h + h.len));
+    off += sizeof h + h.len;
+    handle(c, h, std::move(payload));
+    if (c->closed) return;
+  }
+  c->in.erase(c->in.begin(), c->in.begin() + static_cast<long>(off));
+}
+
+void TcpHub::send_msg(Conn* c, MsgType type, uint64_t seq, int32_t arg, const void* data, size_t n) {
+  if (c->closed) return;
+  MsgHeader h{tcp::kMagic, static_cast<uint16_t>(type), tcp::kVersion, seq, n, 0, arg};
+  Deadline d = deadline_after(30);
+  if (send_all(c->fd.get(), &h, sizeof h, d) != GSHMEM_SUCCESS || (n && send_all(c->fd.get(), data, n, d) != GSHMEM_SUCCESS)) {
+    c->closed = true;
+    if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
+  }
+}
+
+void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
+  MsgType type = static_cast<MsgType>(h.type);
+  if (c->rank < 0) {
+    if (type == MsgType::kAuth) {
+      handle_auth(c, payload);
+    } else {
+      c->closed = true;
+    }
+    return;
+  }
+  switch (type) {
+    case MsgType::kCollective:
+      handle_collective(c, h, std::move(payload));
+      break;
+    case MsgType::kAbort: {
+      std::string why(payload.begin(), payload.end());
+      if (listener_) listener_->on_abort(c->rank, h.arg, why);
+      break;
+    }
+    case MsgType::kFin:
+      state_[c->rank] = PeState::kFinished;
+      c->closed = true;
+      // Steps that still wait for this PE can never complete.
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        if (!it->second.contributions.count(c->rank)) {
+          fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));
+          it = pending_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      break;
+    default:
+      GSHMEM_WARN(kBootstrap, "PE %d sent an unexpected bootstrap message (type %u)", c->rank, h.type);
+      break;
+  }
+}
+
+void TcpHub::handle_auth(Conn* c, const std::vector<uint8_t>& payload) {
+  tcp::AuthBody a{};
+  std::string reject;
+  if (payload.size() != sizeof a) {
+    reject = "malformed authentication";
+  } else {
+    std::memcpy(&a, payload.data(), sizeof a);
+    if (a.mac != tcp::pe_mac(options_.secret, c->nonce, a.rank, a.size)) {
+      reject = "wrong job secret: this process belongs to another job (check GSHMEM_RUN_* in its environment)";
+    } else if (a.size != options_.size) {
+      reject = log::format("job size mismatch: the PE says %d PEs, the job has %d", a.size, options_.size);
+    } else if (a.rank < 0 || a.rank >= options_.size) {
+      reject = log::format("rank %d is out of range for %d PEs", a.rank, options_.size);
+    } else if (state_[a.rank] != PeState::kNotConnected) {
+      reject = log::format(
+          "PE %d has already joined this job: two processes claim the same rank (did a PE start another program that "
+          "calls nvshmem_init with the launcher's environment?)",
+          a.rank);
+    }
+  }
+  if (!reject.empty()) {
+    send_msg(c, MsgType::kReject, 0, 0, reject.data(), reject.size());
+    c->closed = true;
+    return;
+  }
+  c->rank = a.rank;
+  state_[a.rank] = PeState::kActive;
+  uint64_t mac = tcp::hub_mac(options_.secret, c->nonce, a.rank);
+  send_msg(c, MsgType::kWelcome, 0, 0, &mac, sizeof mac);
+}
+
+void TcpHub::handle_collective(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
+  if (!job_failure_.empty()) {
+    auto f = failed_.find(h.seq);
+    const std::string& why = f != failed_.end() ? f->second : job_failure_;
+    send_msg(c, MsgType::kError, h.seq, GSHMEM_ERROR_BOOTSTRAP, why.data(), why.size());
+    return;
+  }
+  Pending& p = pending_[h.seq];
+  if (p.contributions.empty()) {
+    p.op = h.op;
+    p.arg = h.arg;
+    p.first_arrival = Clock::now();
+  } else {
+    const auto& first = *p.contributions.begin();
+    bool same_len = (static_cast<tcp::CollOp>(h.op) == tcp::CollOp::kBroadcast) || first.second.size() == payload.size();
+    if (p.op != h.op || p.arg != h.arg || !same_len) {
+      std::string why = log::format(
+          "the PEs disagree on bootstrap step #%llu: PE %d called %s with %zu bytes (arg %d), PE %d called %s with %zu "
+          "bytes (arg %d); every PE must make the same collective calls in the same order with the same sizes",
+          static_cast<unsigned long long>(h.seq), first.first, tcp::coll_name(p.op), first.second.size(), p.arg,
+          c->rank, tcp::coll_name(h.op), payload.size(), h.arg);
+      p.contributions[c->rank] = std::move(payload);
+      fail(h.seq, p, GSHMEM_ERROR_SYMMETRY, why);
+      pending_.erase(h.seq);
+      return;
+    }
+  }
+  p.contributions[c->rank] = std::move(payload);
+  // A PE that can never arrive makes the step fail now rather than at the timeout.
+  for (int r = 0; r < options_.size; ++r) {
+    if ((state_[r] == PeState::kGone || state_[r] == PeState::kFinished) && !p.contributions.count(r)) {
+      fail(h.seq, p, GSHMEM_ERROR_PEER_GONE, describe_missing(p, h.seq, false));
+      pending_.erase(h.seq);
+      return;
+    }
+  }
+  if (static_cast<int>(p.contributions.size()) == options_.size) {
+    complete(h.seq, p);
+    pending_.erase(h.seq);
+  }
+}
+
+void TcpHub::complete(uint64_t seq, Pending& p) {
+  const int n = options_.size;
+  switch (static_cast<tcp::CollOp>(p.op)) {
+    case tcp::CollOp::kAllgather:
+    case tcp::CollOp::kBarrier: {
+      std::vector<uint8_t> all;
+      for (int r = 0; r < n; ++r) all.insert(all.end(), p.contributions[r].begin(), p.contributions[r].end());
+      for (int r = 0; r < n; ++r) {
+        if (Conn* c = conn_of(r)) send_msg(c, MsgType::kResult, seq, 0, all.data(), all.size());
+      }
+      break;
+    }
+    case tcp::CollOp::kAlltoall: {
+      size_t block = p.contributions[0].size() / static_cast<size_t>(n);
+      for (int r = 0; r < n; ++r) {
+        std::vector<uint8_t> out;
+        out.reserve(block * static_cast<size_t>(n));
+        for (int s = 0; s < n; ++s) {
+          const auto& src = p.contributions[s];
+          out.insert(out.end(), src.begin() + static_cast<long>(block * r), src.begin() + static_cast<long>(block * (r + 1)));
+        }
+        if (Conn* c = conn_of(r)) send_msg(c, MsgType::kResult, seq, 0, out.data(), out.size());
+      }
+      break;
+    }
+    case tcp::CollOp::kBroadcast: {
+      int root = p.arg;
+      const auto& data = p.contributions[root];
+      for (int r = 0; r < n; ++r) {
+        if (Conn* c = conn_of(r)) send_msg(c, MsgType::kResult, seq, 0, data.data(), data.size());
+      }
+      break;
+    }
+  }
+}
+
+void TcpHub::fail(uint64_t seq, Pending& p, Status status, const std::string& why) {
+  failed_[seq] = why;
+  if (job_failure_.empty()) job_failure_ = why;
+  GSHMEM_WARN(kBootstrap, "%s", why.c_str());
+  for (auto& kv : p.contributions) {
+    if (Conn* c = conn_of(kv.first)) send_msg(c, MsgType::kError, seq, status, why.data(), why.size());
+  }
+}
+
+std::string TcpHub::describe_missing(const Pending& p, uint64_t seq, bool timed_out) const {
+  std::vector<int> never, gone, finished, late;
+  for (int r = 0; r < options_.size; ++r) {
+    if (p.contributions.count(r)) continue;
+    switch (state_[r]) {
+      case PeState::kNotConnected: never.push_back(r); break;
+      case PeState::kGone: gone.push_back(r); break;
+      case PeState::kFinished: finished.push_back(r); break;
+      case PeState::kActive: late.push_back(r); break;
+    }
+  }
+  double waited = std::chrono::duration<double>(Clock::now() - p.first_arrival).count();
+  std::vector<int> present;
+  for (const auto& kv : p.contributions) present.push_back(kv.first);
+  std::string s = log::format("bootstrap %s #%llu cannot complete: PEs %s joined it %.1f s ago, but", tcp::coll_name(p.op),
+                              static_cast<unsigned long long>(seq), rank_list(present).c_str(), waited);
+  std::string sep = " ";
+  if (!never.empty()) {
+    s += sep + "PEs " + rank_list(never) + " never connected to the bootstrap (they did not start, or did not call nvshmem_init)";
+    sep = "; ";
+  }
+  if (!gone.empty()) {
+    s += sep + "PEs " + rank_list(gone) + " disconnected (they exited or crashed)";
+    sep = "; ";
+  }
+  if (!finished.empty()) {
+    s += sep + "PEs " + rank_list(finished) + " already called nvshmem_finalize";
+    sep = "; ";
+  }
+  if (!late.empty()) {
+    if (timed_out) {
+      s += sep + "PEs " + rank_list(late) + " did not arrive within " + log::format("%g", options_.timeout_s) +
+           " s (GSHMEM_BOOTSTRAP_TIMEOUT)";
+    } else {
+      s += sep + "PEs " + rank_list(late) + " have not joined it yet";
+    }
+  }
+  return s;
+}
+
+void TcpHub::check_pending() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    double waited = std::chrono::duration<double>(Clock::now() - it->second.first_arrival).count();
+    if (waited > options_.timeout_s) {
+      fail(it->first, it->second, GSHMEM_ERROR_TIMEOUT, describe_missing(it->second, it->first, true));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void TcpHub::mark_gone(int rank) {
+  state_[rank] = PeState::kGone;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!it->second.contributions.count(rank)) {
+      fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace gshmem

@@ -1,0 +1,94 @@
+// Wire format between PEs and the TCP bootstrap root (the hub). Little-endian hosts only.
+//
+// A connection starts with a challenge: the hub sends Hello with a random nonce; the PE answers
+// Auth with its rank, the job size and SipHash(secret, nonce | rank | size | "pe"); the hub
+// answers Welcome with SipHash(secret, nonce | rank | "hub") so that the PE knows the hub holds
+// the secret too, or Reject with a reason. The secret never crosses the wire.
+//
+// After that each collective is one Collective message from every PE (seq counts from 1 on
+// every PE) and one Result from the hub once every PE has sent it, or Error with a reason.
+#pragma once
+
+#include <cstdint>
+
+namespace gshmem {
+namespace tcp {
+
+constexpr uint32_t kMagic = 0x42485347;  // "GSHB"
+constexpr uint16_t kVersion = 1;
+constexpr uint64_t kMaxPayload = 1ull << 32;
+
+enum class MsgType : uint16_t {
+  kHello = 1,      // hub -> PE: payload = 16-byte nonce
+  kAuth = 2,       // PE -> hub: payload = AuthBody
+  kWelcome = 3,    // hub -> PE: payload = uint64 hub MAC
+  kReject = 4,     // hub -> PE: payload = reason text
+  kCollective = 5, // PE -> hub: op, arg, seq; payload = contribution
+  kResult = 6,     // hub -> PE: seq; payload = result
+  kError = 7,      // hub -> PE: arg = gshmem status; payload = reason text
+  kAbort = 8,      // PE -> hub: arg = exit code; payload = reason text
+  kFin = 9,        // PE -> hub: leaving cleanly
+};
+
+enum class CollOp : uint32_t { kAllgather = 1, kAlltoall = 2, kBarrier = 3, kBroadcast = 4 };
+
+inline const char* coll_name(uint32_t op) {
+  switch (static_cast<CollOp>(op)) {
+    case CollOp::kAllgather: return "allgather";
+    case CollOp::kAlltoall: return "alltoall";
+    case CollOp::kBarrier: return "barrier";
+    case CollOp::kBroadcast: return "broadcast";
+  }
+  return "unknown operation";
+}
+
+struct MsgHeader {
+  uint32_t magic;
+  uint16_t type;
+  uint16_t version;
+  uint64_t seq;
+  uint64_t len;  // payload bytes that follow
+  uint32_t op;   // CollOp for kCollective
+  int32_t arg;   // kCollective: broadcast root; kError: status; kAbort: exit code
+};
+static_assert(sizeof(MsgHeader) == 32, "MsgHeader is 32 bytes on the wire");
+
+struct AuthBody {
+  int32_t rank;
+  int32_t size;
+  uint64_t mac;
+};
+static_assert(sizeof(AuthBody) == 16, "AuthBody is 16 bytes on the wire");
+
+}  // namespace tcp
+}  // namespace gshmem
+
+#include <cstring>
+
+#include "util/socket.h"
+
+namespace gshmem {
+namespace tcp {
+
+// MAC a PE proves the secret with.
+inline uint64_t pe_mac(const uint8_t secret[16], const uint8_t nonce[16], int32_t rank, int32_t size) {
+  uint8_t buf[16 + 8 + 2];
+  std::memcpy(buf, nonce, 16);
+  std::memcpy(buf + 16, &rank, 4);
+  std::memcpy(buf + 20, &size, 4);
+  buf[24] = 'p';
+  buf[25] = 'e';
+  return siphash24(secret, buf, sizeof buf);
+}
+
+// MAC the hub proves the secret with.
+inline uint64_t hub_mac(const uint8_t secret[16], const uint8_t nonce[16], int32_t rank) {
+  uint8_t buf[16 + 4 + 3];
+  std::memcpy(buf, nonce, 16);
+  std::memcpy(buf + 16, &rank, 4);
+  std::memcpy(buf + 20, "hub", 3);
+  return siphash24(secret, buf, sizeof buf);
+}
+
+}  // namespace tcp
+}  // namespace gshmem
