@@ -1,0 +1,271 @@
+// gshmrun: starts N PEs of a program on this host and supervises them.
+//
+// It runs the job's bootstrap root (the TCP hub) and passes its address and a fresh per-job
+// secret to each PE through GSHMEM_RUN_* variables. If a PE exits with a non-zero status or dies
+// by a signal, gshmrun stops the others and exits non-zero, naming the PE and how it ended.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/tcp_hub.h"
+#include "gshmem/version.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/socket.h"
+
+namespace {
+
+using namespace gshmem;
+
+std::atomic<int> g_signal{0};
+void on_signal(int sig) { g_signal = sig; }
+
+struct Options {
+  int npes = 0;
+  double timeout_s = -1;
+  bool verbose = false;
+  std::vector<std::string> argv;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: gshmrun -n N [options] [--] program [args...]\n"
+               "\n"
+               "Starts N PEs of `program` on this host, connected through gshmem's TCP bootstrap.\n"
+               "\n"
+               "options:\n"
+               "  -n, -np N        number of PEs to start (required)\n"
+               "  --timeout S      seconds a bootstrap step waits for every PE before it fails naming\n"
+               "                   the missing ones (default: GSHMEM_BOOTSTRAP_TIMEOUT, 120)\n"
+               "  -v, --verbose    report each PE's start and end\n"
+               "  --version        print the version\n"
+               "  -h, --help       this text\n"
+               "\n"
+               "If a PE exits with a non-zero status or is killed by a signal, gshmrun stops the other PEs\n"
+               "and exits with that PE's status (128 + signal number for a signal).\n");
+}
+
+bool parse_args(int argc, char** argv, Options* o) {
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "gshmrun: %s needs a value\n", name);
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    if (a == "--") {
+      ++i;
+      break;
+    } else if (a == "-n" || a == "-np" || a == "--np") {
+      const char* v = value(a.c_str());
+      if (!v) return false;
+      char* end = nullptr;
+      long n = std::strtol(v, &end, 10);
+      if (*end || n < 1 || n > 100000) {
+        std::fprintf(stderr, "gshmrun: %s %s: expected a positive number of PEs\n", a.c_str(), v);
+        return false;
+      }
+      o->npes = static_cast<int>(n);
+    } else if (a == "--timeout") {
+      const char* v = value("--timeout");
+      if (!v) return false;
+      if (!parse_seconds(v, &o->timeout_s)) {
+        std::fprintf(stderr, "gshmrun: --timeout %s: expected a number of seconds\n", v);
+        return false;
+      }
+    } else if (a == "-v" || a == "--verbose") {
+      o->verbose = true;
+    } else if (a == "--version") {
+      std::printf("gshmrun (gshmem) %s\n", GSHMEM_VERSION_STRING);
+      std::exit(0);
+    } else if (a == "-h" || a == "--help") {
+      usage(stdout);
+      std::exit(0);
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "gshmrun: unknown option '%s' (see gshmrun --help)\n", a.c_str());
+      return false;
+    } else {
+      break;
+    }
+  }
+  for (; i < argc; ++i) o->argv.push_back(argv[i]);
+  if (o->npes == 0) {
+    std::fprintf(stderr, "gshmrun: the number of PEs is missing: gshmrun -n N program [args...]\n");
+    return false;
+  }
+  if (o->argv.empty()) {
+    std::fprintf(stderr, "gshmrun: the program to run is missing: gshmrun -n N program [args...]\n");
+    return false;
+  }
+  return true;
+}
+
+struct Pe {
+  pid_t pid = -1;
+  bool running = false;
+  bool stopped_by_us = false;
+};
+
+class Supervisor final : public TcpHub::Listener {
+ public:
+  void on_abort(int rank, int code, const std::string& why) override {
+    std::fprintf(stderr, "gshmrun: PE %d ended the job with exit code %d%s%s\n", rank, code, why.empty() ? "" : ": ",
+                 why.c_str());
+    abort_code_ = code == 0 ? 1 : code;
+    abort_requested_ = true;
+  }
+  std::atomic<bool> abort_requested_{false};
+  std::atomic<int> abort_code_{0};
+};
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return log::format("exited with code %d", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return log::format("was killed by signal %d (%s)%s", sig, strsignal(sig), WCOREDUMP(status) ? ", core dumped" : "");
+  }
+  return "ended";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (!parse_args(argc, argv, &opt)) return 2;
+
+  Config config;
+  std::string errors;
+  if (!ok(parse_config_from_environment(&config, &errors))) {
+    std::fprintf(stderr, "gshmrun: %s\n", errors.c_str());
+    return 2;
+  }
+  log::configure(config);
+  double timeout = opt.timeout_s >= 0 ? opt.timeout_s : config.bootstrap_timeout;
+
+  Fd listen_fd;
+  int port = 0;
+  if (!ok(tcp_listen("127.0.0.1", 0, &listen_fd, &port))) {
+    std::fprintf(stderr, "gshmrun: cannot open the bootstrap port on 127.0.0.1\n");
+    return 1;
+  }
+  TcpHub::Options hub_opt;
+  hub_opt.size = opt.npes;
+  hub_opt.timeout_s = timeout;
+  if (!ok(random_bytes(hub_opt.secret, sizeof hub_opt.secret))) return 1;
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+
+  const std::string root = "127.0.0.1:" + std::to_string(port);
+  const std::string secret_hex = to_hex(hub_opt.secret, sizeof hub_opt.secret);
+  const std::string timeout_s = log::format("%g", timeout);
+  std::vector<char*> child_argv;
+  for (std::string& s : opt.argv) child_argv.push_back(&s[0]);
+  child_argv.push_back(nullptr);
+
+  std::vector<Pe> pes(static_cast<size_t>(opt.npes));
+  for (int r = 0; r < opt.npes; ++r) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::fprintf(stderr, "gshmrun: fork failed for PE %d: %s\n", r, std::strerror(errno));
+      for (int k = 0; k < r; ++k) kill(pes[k].pid, SIGKILL);
+      return 1;
+    }
+    if (pid == 0) {
+      setenv("GSHMEM_RUN_ROOT", root.c_str(), 1);
+      setenv("GSHMEM_RUN_SECRET", secret_hex.c_str(), 1);
+      setenv("GSHMEM_RUN_RANK", std::to_string(r).c_str(), 1);
+      setenv("GSHMEM_RUN_SIZE", std::to_string(opt.npes).c_str(), 1);
+      setenv("GSHMEM_BOOTSTRAP_TIMEOUT", timeout_s.c_str(), 1);
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      signal(SIGHUP, SIG_DFL);
+      execvp(child_argv[0], child_argv.data());
+      std::fprintf(stderr, "gshmrun: cannot start PE %d: '%s': %s\n", r, child_argv[0], std::strerror(errno));
+      _exit(127);
+    }
+    pes[r].pid = pid;
+    pes[r].running = true;
+    if (opt.verbose) std::fprintf(stderr, "gshmrun: started PE %d as pid %d\n", r, static_cast<int>(pid));
+  }
+
+  Supervisor supervisor;
+  TcpHub hub(std::move(listen_fd), hub_opt, &supervisor);
+  std::thread hub_thread([&] { hub.run(); });
+
+  int exit_code = 0;
+  bool stopping = false;
+  Deadline kill_deadline{};
+  int running = opt.npes;
+  auto stop_all = [&](int sig) {
+    for (Pe& p : pes) {
+      if (p.running) {
+        p.stopped_by_us = true;
+        kill(p.pid, sig);
+      }
+    }
+    if (!stopping) kill_deadline = deadline_after(3);
+    stopping = true;
+  };
+
+  while (running > 0) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      for (int r = 0; r < opt.npes; ++r) {
+        Pe& p = pes[r];
+        if (p.pid != pid || !p.running) continue;
+        p.running = false;
+        --running;
+        bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (opt.verbose) std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid), describe_status(status).c_str());
+        if (failed && !p.stopped_by_us && exit_code == 0) {
+          exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+          if (running > 0) {
+            std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s; stopping the other %d PE%s\n", r, static_cast<int>(pid),
+                         describe_status(status).c_str(), running, running == 1 ? "" : "s");
+          } else {
+            std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid), describe_status(status).c_str());
+          }
+          stop_all(SIGTERM);
+        }
+      }
+      continue;
+    }
+    if (pid < 0 && errno == ECHILD) break;
+    if (int sig = g_signal.exchange(0)) {
+      if (exit_code == 0) exit_code = 128 + sig;
+      std::fprintf(stderr, "gshmrun: received signal %d (%s); stopping %d PE%s\n", sig, strsignal(sig), running,
+                   running == 1 ? "" : "s");
+      stop_all(sig == SIGINT ? SIGINT : SIGTERM);
+    }
+    if (supervisor.abort_requested_.exchange(false)) {
+      if (exit_code == 0) exit_code = supervisor.abort_code_;
+      stop_all(SIGTERM);
+    }
+    if (stopping && Clock::now() > kill_deadline) {
+      stop_all(SIGKILL);
+      kill_deadline = deadline_after(3600);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  hub.stop();
+  hub_thread.join();
+  return exit_code;
+}
