@@ -1,0 +1,152 @@
+// GPU memory through CUDA VMM: cuMemCreate chunks exported as POSIX file descriptors, which local
+// peers import and map into their own reservation with access for their own GPU (over NVLink or
+// PCIe peer access).
+#ifdef GSHMEM_HAVE_CUDA
+
+#include <unistd.h>
+
+#include "heap/provider.h"
+#include "util/config.h"
+#include "util/cuda_driver.h"
+#include "util/log.h"
+
+namespace gshmem {
+namespace {
+
+class GpuMemoryProvider final : public MemoryProvider {
+ public:
+  GpuMemoryProvider(int device, uint64_t granularity) : device_(device), granularity_(granularity) {}
+
+  const char* name() const override { return "GPU memory (CUDA VMM)"; }
+  uint64_t granularity() const override { return granularity_; }
+
+  Status reserve(uint64_t bytes, char** base) override {
+    CUdeviceptr p = 0;
+    CUresult rc = cu().cuMemAddressReserve(&p, bytes, granularity_, 0, 0);
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR("cannot reserve %s of GPU address space for the symmetric heap (%s); lower "
+                   "NVSHMEM_MAX_MEMORY_PER_GPU",
+                   format_size(bytes).c_str(), cuda_error("cuMemAddressReserve", rc).c_str());
+      return GSHMEM_ERROR_OUT_OF_MEMORY;
+    }
+    *base = reinterpret_cast<char*>(p);
+    return GSHMEM_SUCCESS;
+  }
+  void unreserve(char* base, uint64_t bytes) override {
+    cu().cuMemAddressFree(reinterpret_cast<CUdeviceptr>(base), bytes);
+  }
+
+  Status create(uint64_t bytes, uint64_t* handle, int* fd) override {
+    CUmemAllocationProp prop = properties();
+    CUmemGenericAllocationHandle h = 0;
+    CUresult rc = cu().cuMemCreate(&h, bytes, &prop, 0);
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+      size_t free_b = 0, total_b = 0;
+      cu().cuMemGetInfo(&free_b, &total_b);
+      GSHMEM_ERROR("GPU %d has no room for %s more of symmetric heap (%s free of %s)", device_,
+                   format_size(bytes).c_str(), format_size(free_b).c_str(), format_size(total_b).c_str());
+      return GSHMEM_ERROR_OUT_OF_MEMORY;
+    }
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR("%s", cuda_error("cuMemCreate", rc).c_str());
+      return GSHMEM_ERROR_CUDA;
+    }
+    int exported = -1;
+    rc = cu().cuMemExportToShareableHandle(&exported, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR("%s", cuda_error("cuMemExportToShareableHandle", rc).c_str());
+      cu().cuMemRelease(h);
+      return GSHMEM_ERROR_CUDA;
+    }
+    *handle = h;
+    *fd = exported;
+    return GSHMEM_SUCCESS;
+  }
+
+  Status import(int fd, uint64_t, uint64_t* handle) override {
+    CUmemGenericAllocationHandle h = 0;
+    CUresult rc = cu().cuMemImportFromShareableHandle(&h, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)),
+                                                      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR("%s", cuda_error("cuMemImportFromShareableHandle", rc).c_str());
+      return GSHMEM_ERROR_CUDA;
+    }
+    *handle = h;
+    return GSHMEM_SUCCESS;
+  }
+
+  Status map(char* addr, uint64_t bytes, uint64_t handle) override {
+    CUdeviceptr p = reinterpret_cast<CUdeviceptr>(addr);
+    CUresult rc = cu().cuMemMap(p, bytes, 0, handle, 0);
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR("%s", cuda_error("cuMemMap", rc).c_str());
+      return GSHMEM_ERROR_CUDA;
+    }
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = device_;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    rc = cu().cuMemSetAccess(p, bytes, &access, 1);
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR("%s: GPU %d cannot access this memory (is peer access between the GPUs possible?)",
+                   cuda_error("cuMemSetAccess", rc).c_str(), device_);
+      cu().cuMemUnmap(p, bytes);
+      return GSHMEM_ERROR_CUDA;
+    }
+    return GSHMEM_SUCCESS;
+  }
+
+  void unmap(char* addr, uint64_t bytes) override { cu().cuMemUnmap(reinterpret_cast<CUdeviceptr>(addr), bytes); }
+  void release(uint64_t handle) override { cu().cuMemRelease(handle); }
+
+  Status zero(char* addr, uint64_t bytes) override {
+    GSHMEM_CU_CHECK(cuMemsetD8, reinterpret_cast<CUdeviceptr>(addr), 0, bytes);
+    GSHMEM_CU_CHECK(cuCtxSynchronize);
+    return GSHMEM_SUCCESS;
+  }
+
+  uint64_t free_memory() const override {
+    size_t free_b = 0, total_b = 0;
+    return cu().cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS ? free_b : 0;
+  }
+
+  CUmemAllocationProp properties() const {
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device_;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    return prop;
+  }
+
+ private:
+  int device_;
+  uint64_t granularity_;
+};
+
+}  // namespace
+
+Status make_gpu_memory_provider(int device, std::unique_ptr<MemoryProvider>* out) {
+  int vmm = 0, fd_ok = 0;
+  cu().cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device);
+  cu().cuDeviceGetAttribute(&fd_ok, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, device);
+  if (!vmm || !fd_ok) {
+    GSHMEM_ERROR("GPU %d does not support CUDA virtual memory management with file-descriptor handles, which the "
+                 "symmetric heap needs (use GSHMEM_BACKEND=cpu to run on host memory)",
+                 device);
+    return GSHMEM_ERROR_NOT_SUPPORTED;
+  }
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t gran = 0;
+  GSHMEM_CU_CHECK(cuMemGetAllocationGranularity, &gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+  *out = std::make_unique<GpuMemoryProvider>(device, gran);
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace gshmem
+
+#endif  // GSHMEM_HAVE_CUDA

@@ -1,0 +1,93 @@
+// Host shared memory: one memfd per chunk, mapped MAP_SHARED by its owner and by every local peer.
+// memfds live only as long as some process holds them: nothing is left behind after a crash.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "heap/provider.h"
+#include "util/config.h"
+#include "util/log.h"
+
+namespace gshmem {
+namespace {
+
+class HostMemoryProvider final : public MemoryProvider {
+ public:
+  const char* name() const override { return "host shared memory"; }
+  uint64_t granularity() const override { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
+
+  Status reserve(uint64_t bytes, char** base) override {
+    void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      GSHMEM_ERROR("cannot reserve %s of address space for the symmetric heap: %s; lower NVSHMEM_MAX_MEMORY_PER_GPU",
+                   format_size(bytes).c_str(), std::strerror(errno));
+      return GSHMEM_ERROR_OUT_OF_MEMORY;
+    }
+    *base = static_cast<char*>(p);
+    return GSHMEM_SUCCESS;
+  }
+  void unreserve(char* base, uint64_t bytes) override { munmap(base, bytes); }
+
+  Status create(uint64_t bytes, uint64_t* handle, int* fd) override {
+    int f = memfd_create("gshmem-heap", MFD_CLOEXEC);
+    if (f < 0) {
+      GSHMEM_ERROR("memfd_create failed: %s", std::strerror(errno));
+      return GSHMEM_ERROR_SYSTEM;
+    }
+    if (ftruncate(f, static_cast<off_t>(bytes)) != 0) {
+      GSHMEM_ERROR("cannot size host shared memory to %s: %s", format_size(bytes).c_str(), std::strerror(errno));
+      close(f);
+      return GSHMEM_ERROR_OUT_OF_MEMORY;
+    }
+    int exported = dup(f);
+    if (exported < 0) {
+      close(f);
+      return GSHMEM_ERROR_SYSTEM;
+    }
+    *handle = static_cast<uint64_t>(f);
+    *fd = exported;
+    return GSHMEM_SUCCESS;
+  }
+
+  Status import(int fd, uint64_t, uint64_t* handle) override {
+    int f = dup(fd);
+    if (f < 0) return GSHMEM_ERROR_SYSTEM;
+    *handle = static_cast<uint64_t>(f);
+    return GSHMEM_SUCCESS;
+  }
+
+  Status map(char* addr, uint64_t bytes, uint64_t handle) override {
+    void* p = mmap(addr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, static_cast<int>(handle), 0);
+    if (p == MAP_FAILED) {
+      GSHMEM_ERROR("cannot map host shared memory (%s) at %p: %s", format_size(bytes).c_str(), static_cast<void*>(addr),
+                   std::strerror(errno));
+      return GSHMEM_ERROR_SYSTEM;
+    }
+    return GSHMEM_SUCCESS;
+  }
+
+  void unmap(char* addr, uint64_t bytes) override {
+    // Put the reservation back in place of the mapping.
+    mmap(addr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  }
+
+  void release(uint64_t handle) override { close(static_cast<int>(handle)); }
+
+  Status zero(char* addr, uint64_t bytes) override {
+    std::memset(addr, 0, bytes);
+    return GSHMEM_SUCCESS;
+  }
+
+  uint64_t free_memory() const override {
+    long pages = sysconf(_SC_AVPHYS_PAGES);
+    return pages > 0 ? static_cast<uint64_t>(pages) * granularity() : 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<MemoryProvider> make_host_memory_provider() { return std::make_unique<HostMemoryProvider>(); }
+
+}  // namespace gshmem

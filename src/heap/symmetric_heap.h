@@ -1,0 +1,91 @@
+// The symmetric heap of one PE and its view of the heaps of the PEs on its node.
+//
+// Layout: one address-space reservation holds a window of `slot` bytes per local PE, in node
+// order; this PE's heap is its own window, and each local peer's heap is mapped into that peer's
+// window at the same offsets. A PE therefore reaches a peer's copy of a symmetric object at
+// window(peer) + (object - base()), with no table lookup per allocation. The windows are sized
+// to the heap's limit up front, so growth maps more memory but never moves anything.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heap/allocator.h"
+#include "heap/fd_exchange.h"
+#include "heap/provider.h"
+
+namespace gshmem {
+
+class Bootstrap;
+
+struct HeapOptions {
+  uint64_t initial_bytes = 0;  // mapped at init (NVSHMEM_SYMMETRIC_SIZE)
+  uint64_t limit_bytes = 0;    // the heap never grows past this (NVSHMEM_MAX_MEMORY_PER_GPU)
+  uint64_t growth_step = 0;    // smallest growth (NVSHMEM_CUMEM_GRANULARITY)
+  bool map_peers = true;       // map local peers' heaps (false with NVSHMEM_DISABLE_P2P)
+  double timeout_s = 120;      // for the descriptor exchange
+};
+
+class SymmetricHeap {
+ public:
+  SymmetricHeap() = default;
+  ~SymmetricHeap() { finalize(); }
+  SymmetricHeap(const SymmetricHeap&) = delete;
+  SymmetricHeap& operator=(const SymmetricHeap&) = delete;
+
+  // Collective over all PEs. `node_pes` are the ranks on this node in order, `job_key` a value
+  // equal on every PE and unique to the job.
+  Status init(Bootstrap* boot, std::unique_ptr<MemoryProvider> provider, const HeapOptions& options,
+              const std::vector<int>& node_pes, uint64_t job_key);
+  void finalize();
+
+  char* base() const { return base_; }
+  uint64_t mapped() const { return mapped_; }
+  uint64_t slot() const { return slot_; }
+  // This PE's view of `pe`'s heap, or nullptr when it is not mapped here.
+  char* peer_base(int pe) const { return pe >= 0 && pe < static_cast<int>(peer_base_.size()) ? peer_base_[pe] : nullptr; }
+  // Whether [p, p + n) lies inside the mapped part of this PE's heap.
+  bool contains(const void* p, uint64_t n) const {
+    const char* c = static_cast<const char*>(p);
+    return c >= base_ && c <= base_ + mapped_ && n <= static_cast<uint64_t>(base_ + mapped_ - c);
+  }
+  MemoryProvider& provider() { return *provider_; }
+  const HeapAllocator& allocator() const { return allocator_; }
+
+  // Allocates `size` bytes aligned to `align`, growing the heap if needed. Collective: every PE
+  // must make the same calls in the same order. On exhaustion logs the sizes and the setting to
+  // raise (naming `api`) and returns GSHMEM_ERROR_OUT_OF_MEMORY.
+  Status allocate(uint64_t size, uint64_t align, uint64_t* offset, const char* api);
+  // Frees the block at `offset`; GSHMEM_ERROR_INVALID_VALUE (nothing changed) if none starts there.
+  Status free(uint64_t offset);
+
+ private:
+  Status grow(uint64_t bytes, const char* api);
+  char* window(size_t node_index) const { return reservation_ + slot_ * node_index; }
+
+  struct Mapping {
+    char* addr;
+    uint64_t bytes;
+    uint64_t handle;
+  };
+
+  Bootstrap* boot_ = nullptr;
+  std::unique_ptr<MemoryProvider> provider_;
+  HeapOptions options_;
+  std::vector<int> node_pes_;
+  size_t my_index_ = 0;
+  char* reservation_ = nullptr;
+  uint64_t reservation_bytes_ = 0;
+  uint64_t slot_ = 0;
+  char* base_ = nullptr;
+  uint64_t mapped_ = 0;
+  uint64_t growths_ = 0;
+  std::vector<char*> peer_base_;
+  std::vector<Mapping> mappings_;
+  HeapAllocator allocator_;
+  LocalFdExchange exchange_;
+};
+
+}  // namespace gshmem
