@@ -1,0 +1,14 @@
+/* The NVSHMEM API of gshmem: types, host declarations and (under nvcc) the device API.
+ * nvshmem.h, nvshmemx.h and nvshmem_host.h include this; it has no logic of its own. */
+#ifndef GSHMEM_COMPAT_NVSHMEM_API_H_
+#define GSHMEM_COMPAT_NVSHMEM_API_H_
+
+#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/compat/gen/nvshmem_host.h"
+
+#if defined(__CUDACC__) && !defined(GSHMEM_HOST_ONLY)
+#include "gshmem/device/device.cuh"
+#include "gshmem/compat/gen/nvshmem_device.cuh"
+#endif
+
+#endif /* GSHMEM_COMPAT_NVSHMEM_API_H_ */

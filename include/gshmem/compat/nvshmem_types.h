@@ -1,0 +1,178 @@
+/* NVSHMEM-compatible types, constants and version macros.
+ *
+ * Every value here equals the value NVSHMEM 3.4.5 uses, so that programs (and data they store)
+ * keep their meaning. Layouts of the attribute structs match NVSHMEM's, including the
+ * (struct_version << 16) + sizeof(struct) version encoding. */
+#ifndef GSHMEM_COMPAT_NVSHMEM_TYPES_H_
+#define GSHMEM_COMPAT_NVSHMEM_TYPES_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gshmem/status.h"
+#include "gshmem/version.h"
+
+/* cudaStream_t for the *_on_stream entry points. The CUDA runtime header is used when it is on
+ * the include path; otherwise the same opaque handle is declared here so that host-only programs
+ * build without the CUDA toolkit (the CPU backend needs none). */
+#if defined(__CUDACC__) || defined(__has_include)
+#if defined(__CUDACC__) || __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define GSHMEMI_HAVE_CUDA_RUNTIME_HEADER 1
+#endif
+#endif
+#ifndef GSHMEMI_HAVE_CUDA_RUNTIME_HEADER
+struct CUstream_st;
+typedef struct CUstream_st *cudaStream_t;
+#endif
+
+/* __half and __nv_bfloat16 exist only where the CUDA headers are available. */
+#if defined(__CUDACC__) || (defined(__has_include) && __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>))
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#define GSHMEMI_HAVE_CUDA_FP16 1
+#endif
+
+/* ---- versions ---------------------------------------------------------------------------- */
+#define NVSHMEM_VENDOR_MAJOR_VERSION GSHMEM_NVSHMEM_API_MAJOR
+#define NVSHMEM_VENDOR_MINOR_VERSION GSHMEM_NVSHMEM_API_MINOR
+#define NVSHMEM_VENDOR_PATCH_VERSION GSHMEM_NVSHMEM_API_PATCH
+#define NVSHMEM_VENDOR_PACKAGE_VERSION 0
+#define NVSHMEM_VENDOR_VERSION \
+  (NVSHMEM_VENDOR_MAJOR_VERSION * 10000 + NVSHMEM_VENDOR_MINOR_VERSION * 100 + NVSHMEM_VENDOR_PATCH_VERSION)
+#define NVSHMEM_VENDOR_STRING "gshmem v" GSHMEM_VERSION_STRING " (NVSHMEM 3.4.5 API)"
+#define NVSHMEM_MAJOR_VERSION GSHMEM_OPENSHMEM_MAJOR
+#define NVSHMEM_MINOR_VERSION GSHMEM_OPENSHMEM_MINOR
+#define NVSHMEM_MAX_NAME_LEN 256
+
+/* ---- status ------------------------------------------------------------------------------ */
+typedef enum {
+  NVSHMEMX_SUCCESS = 0,
+  NVSHMEMX_ERROR_INVALID_VALUE = 1,
+  NVSHMEMX_ERROR_OUT_OF_MEMORY = 2,
+  NVSHMEMX_ERROR_NOT_SUPPORTED = 3,
+  NVSHMEMX_ERROR_SYMMETRY = 4,
+  NVSHMEMX_ERROR_GPU_NOT_SELECTED = 5,
+  NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED = 6,
+  NVSHMEMX_ERROR_INTERNAL = 7,
+  NVSHMEMX_ERROR_SENTINEL = 1 << 30
+} nvshmemx_status;
+
+typedef enum {
+  NVSHMEM_STATUS_NOT_INITIALIZED = 0,
+  NVSHMEM_STATUS_IS_BOOTSTRAPPED = 1,
+  NVSHMEM_STATUS_IS_INITIALIZED = 2,
+  NVSHMEM_STATUS_LIMITED_MPG = 3,
+  NVSHMEM_STATUS_FULL_MPG = 4,
+  NVSHMEM_STATUS_INVALID = 1 << 30
+} nvshmemx_init_status_t;
+
+/* ---- threads ----------------------------------------------------------------------------- */
+enum nvshmemx_thread_support_t {
+  NVSHMEM_THREAD_SINGLE = 0,
+  NVSHMEM_THREAD_FUNNELED = 1,
+  NVSHMEM_THREAD_SERIALIZED = 2,
+  NVSHMEM_THREAD_MULTIPLE = 3,
+  NVSHMEM_THREAD_TYPE_SENTINEL = 1 << 30
+};
+
+/* ---- teams ------------------------------------------------------------------------------- */
+typedef int32_t nvshmem_team_t;
+typedef nvshmem_team_t nvshmemx_team_t;
+
+enum nvshmem_team_id_t {
+  NVSHMEM_TEAM_INVALID = -1,
+  NVSHMEM_TEAM_WORLD = 0,
+  NVSHMEM_TEAM_WORLD_INDEX = 0,
+  NVSHMEM_TEAM_SHARED = 1,
+  NVSHMEM_TEAM_SHARED_INDEX = 1,
+  NVSHMEMX_TEAM_NODE = 2,
+  NVSHMEM_TEAM_NODE_INDEX = 2,
+  NVSHMEMX_TEAM_SAME_MYPE_NODE = 3,
+  NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX = 3,
+  NVSHMEMI_TEAM_SAME_GPU = 4,
+  NVSHMEM_TEAM_SAME_GPU_INDEX = 4,
+  NVSHMEMI_TEAM_GPU_LEADERS = 5,
+  NVSHMEM_TEAM_GPU_LEADERS_INDEX = 5,
+  NVSHMEM_TEAMS_MIN = 6,
+  NVSHMEM_TEAM_INDEX_MAX = 1 << 30
+};
+
+/* ---- comparison and signal operators (values are part of the ABI; LE=3, LT=4) ------------ */
+enum nvshmemi_cmp_type {
+  NVSHMEM_CMP_EQ = 0,
+  NVSHMEM_CMP_NE = 1,
+  NVSHMEM_CMP_GT = 2,
+  NVSHMEM_CMP_LE = 3,
+  NVSHMEM_CMP_LT = 4,
+  NVSHMEM_CMP_GE = 5,
+  NVSHMEM_CMP_SENTINEL = 1 << 30
+};
+
+typedef enum {
+  NVSHMEM_SIGNAL_SET = 9,
+  NVSHMEM_SIGNAL_ADD = 10
+} nvshmemx_signal_op_t;
+
+/* ---- init attributes ----------------------------------------------------------------------- */
+enum flags {
+  NVSHMEMX_INIT_THREAD_PES = 1,
+  NVSHMEMX_INIT_WITH_MPI_COMM = 1 << 1,
+  NVSHMEMX_INIT_WITH_SHMEM = 1 << 2,
+  NVSHMEMX_INIT_WITH_UNIQUEID = 1 << 3,
+  NVSHMEMX_INIT_MAX = (int)0x80000000u
+};
+
+#define NVSHMEMI_STRUCT_VERSION(ver, type) (((ver) << 16) + (int)sizeof(type))
+
+typedef struct {
+  int version;
+  char internal[124];
+} nvshmemx_uniqueid_v1;
+typedef nvshmemx_uniqueid_v1 nvshmemx_uniqueid_t;
+#define NVSHMEMX_UNIQUEID_VERSION NVSHMEMI_STRUCT_VERSION(1, nvshmemx_uniqueid_v1)
+#define NVSHMEMX_UNIQUEID_INITIALIZER {NVSHMEMX_UNIQUEID_VERSION, {0}}
+
+typedef struct {
+  int version;
+  nvshmemx_uniqueid_t *id;
+  int myrank;
+  int nranks;
+} nvshmemx_uniqueid_args_v1;
+typedef nvshmemx_uniqueid_args_v1 nvshmemx_uniqueid_args_t;
+#define NVSHMEMX_UNIQUEID_ARGS_VERSION NVSHMEMI_STRUCT_VERSION(1, nvshmemx_uniqueid_args_v1)
+#define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER {NVSHMEMX_UNIQUEID_ARGS_VERSION, NULL, -1, -1}
+
+typedef struct {
+  int version;
+  nvshmemx_uniqueid_args_t uid_args;
+  int cuda_device_id; /* -1: not set; otherwise the CUDA device this PE uses */
+  char content[92];
+} nvshmemx_init_args_v2;
+typedef nvshmemx_init_args_v2 nvshmemx_init_args_t;
+#define NVSHMEMX_INIT_ARGS_VERSION NVSHMEMI_STRUCT_VERSION(2, nvshmemx_init_args_v2)
+
+typedef struct {
+  int version;
+  void *mpi_comm; /* points to an MPI_Comm, for NVSHMEMX_INIT_WITH_MPI_COMM */
+  nvshmemx_init_args_t args;
+} nvshmemx_init_attr_v2;
+typedef nvshmemx_init_attr_v2 nvshmemx_init_attr_t;
+#define NVSHMEM_INIT_ATTR_V2_IDENTIFIER NVSHMEMI_STRUCT_VERSION(2, nvshmemx_init_attr_v2)
+#define NVSHMEM_INIT_ATTR_V1_IDENTIFIER NVSHMEMI_STRUCT_VERSION(1, nvshmemx_init_attr_v2)
+
+#define NVSHMEMX_INIT_ATTR_INITIALIZER                                                             \
+  {                                                                                                \
+    NVSHMEM_INIT_ATTR_V2_IDENTIFIER, NULL, {                                                       \
+      NVSHMEMX_INIT_ARGS_VERSION, NVSHMEMX_UNIQUEID_ARGS_INITIALIZER, -1, { 0 }                    \
+    }                                                                                              \
+  }
+
+#ifdef __cplusplus
+static_assert(sizeof(nvshmemx_uniqueid_t) == 128, "nvshmemx_uniqueid_t must be 128 bytes");
+static_assert(sizeof(nvshmemx_uniqueid_args_t) == 24, "nvshmemx_uniqueid_args_t must be 24 bytes");
+static_assert(sizeof(nvshmemx_init_args_t) == 128, "nvshmemx_init_args_t must be 128 bytes");
+static_assert(sizeof(nvshmemx_init_attr_t) == 144, "nvshmemx_init_attr_t must be 144 bytes");
+#endif
+
+#endif /* GSHMEM_COMPAT_NVSHMEM_TYPES_H_ */

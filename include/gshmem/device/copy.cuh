@@ -1,0 +1,66 @@
+// The copy loop behind every device put and get: all threads of the scope move the bytes, with
+// the widest access both addresses allow (16, 8, 4, 2 or 1 bytes) and `Unroll` independent
+// accesses per thread in flight, so that loads from a peer over NVLink overlap.
+#pragma once
+
+#if defined(__CUDACC__)
+#include <cstddef>
+#include <cstdint>
+
+#include "gshmem/device/scope.cuh"
+
+namespace gshmem {
+namespace detail {
+
+template <class V, int Unroll>
+__device__ __forceinline__ void copy_vectors(char* d, const char* s, size_t n, int tid, int nt) {
+  constexpr size_t W = sizeof(V);
+  // Bytes before `d` reaches a multiple of W (`s` reaches it at the same time).
+  size_t head = (W - (reinterpret_cast<uintptr_t>(d) & (W - 1))) & (W - 1);
+  if (head > n) head = n;
+  for (size_t i = tid; i < head; i += nt) d[i] = s[i];
+  d += head;
+  s += head;
+  n -= head;
+  const size_t nv = n / W;
+  V* dv = reinterpret_cast<V*>(d);
+  const V* sv = reinterpret_cast<const V*>(s);
+  size_t i = tid;
+  const size_t step = static_cast<size_t>(nt);
+  for (; i + (Unroll - 1) * step < nv; i += Unroll * step) {
+    V t[Unroll];
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) t[u] = sv[i + u * step];
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) dv[i + u * step] = t[u];
+  }
+  for (; i < nv; i += step) dv[i] = sv[i];
+  for (size_t j = nv * W + tid; j < n; j += step) d[j] = s[j];
+}
+
+// Copies `n` bytes from `src` to `dst` using every thread of scope S. Contract: every thread of
+// the group calls it with the same arguments; the ranges do not overlap.
+template <Scope S, int Unroll = 4>
+__device__ __forceinline__ void group_copy(void* dst, const void* src, size_t n) {
+  const int tid = group_rank<S>();
+  const int nt = group_size<S>();
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  const uintptr_t skew = reinterpret_cast<uintptr_t>(d) ^ reinterpret_cast<uintptr_t>(s);
+  if ((skew & 15) == 0) {
+    copy_vectors<uint4, Unroll>(d, s, n, tid, nt);
+  } else if ((skew & 7) == 0) {
+    copy_vectors<uint2, Unroll>(d, s, n, tid, nt);
+  } else if ((skew & 3) == 0) {
+    copy_vectors<uint32_t, Unroll>(d, s, n, tid, nt);
+  } else if ((skew & 1) == 0) {
+    copy_vectors<uint16_t, Unroll>(d, s, n, tid, nt);
+  } else {
+    copy_vectors<uint8_t, Unroll>(d, s, n, tid, nt);
+  }
+}
+
+}  // namespace detail
+}  // namespace gshmem
+
+#endif  // __CUDACC__

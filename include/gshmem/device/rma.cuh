@@ -1,0 +1,149 @@
+// Native device API: remote memory access and the queries it needs.
+//
+// Contracts (the NVSHMEM ones):
+//  - `dest` of a put and `source` of a get are symmetric addresses (from nvshmem_malloc) of the
+//    calling PE; the other pointer is any memory the calling thread may access.
+//  - put returns once `source` may be reused; the data is delivered by the next quiet() (or
+//    barrier). get returns with the data in `dest`. The _nbi forms have the same effect here:
+//    on load/store peers the copy is done by the calling threads before they return.
+//  - For Scope::kWarp / kBlock, every thread of the warp / block calls with the same arguments;
+//    the group synchronises before and after, and all of its threads move data.
+//  - Only peers whose heap is mapped (same node, peer access) are reachable from a kernel in this
+//    version; nvshmem_ptr(ptr, pe) != NULL tells which.
+#pragma once
+
+#if defined(__CUDACC__)
+#include <cstddef>
+#include <cstdio>
+#include <cstdint>
+
+#include "gshmem/device/copy.cuh"
+#include "gshmem/device/ordering.cuh"
+#include "gshmem/device/scope.cuh"
+#include "gshmem/device/state.cuh"
+
+#ifndef GSHMEM_DEVICE_CHECKS
+#define GSHMEM_DEVICE_CHECKS 0  // 1: check PE numbers and heap bounds on the device (trap on error)
+#endif
+
+namespace gshmem {
+namespace dev {
+
+__device__ __forceinline__ int my_pe() { return detail::state().mype; }
+__device__ __forceinline__ int n_pes() { return detail::state().npes; }
+
+namespace detail_rma {
+__device__ __forceinline__ void check(const void* sym, size_t bytes, int pe) {
+#if GSHMEM_DEVICE_CHECKS
+  const auto& st = gshmem::detail::state();
+  const char* p = static_cast<const char*>(sym);
+  if (st.abi == 0) {
+    printf("gshmem: a kernel used the device API before the GPU was bound (call nvshmem_malloc or "
+           "nvshmem_barrier_all after nvshmem_init first)\n");
+    __trap();
+  }
+  if (pe < 0 || pe >= st.npes) {
+    printf("gshmem: PE %d is out of range [0, %d)\n", pe, st.npes);
+    __trap();
+  }
+  if (p < st.heap_base || p + bytes > st.heap_base + st.heap_span) {
+    printf("gshmem: address %p (+%llu bytes) is not in the symmetric heap\n", sym, (unsigned long long)bytes);
+    __trap();
+  }
+  if (st.peer_base[pe] == nullptr) {
+    printf("gshmem: PE %d is not reachable by load/store from PE %d\n", pe, st.mype);
+    __trap();
+  }
+#else
+  (void)sym;
+  (void)bytes;
+  (void)pe;
+#endif
+}
+}  // namespace detail_rma
+
+// Address of `pe`'s copy of the symmetric object at `sym`, in this GPU's address space.
+__device__ __forceinline__ char* peer_address(const void* sym, int pe) {
+  const auto& st = gshmem::detail::state();
+  const char* base = reinterpret_cast<const char*>(
+      __ldg(reinterpret_cast<const unsigned long long*>(st.peer_base) + pe));
+  return const_cast<char*>(base) + (static_cast<const char*>(sym) - st.heap_base);
+}
+
+// nvshmem_ptr: a load/store pointer to `pe`'s copy of `ptr`, or nullptr if there is none.
+__device__ __forceinline__ void* ptr(const void* p, int pe) {
+  const auto& st = gshmem::detail::state();
+  const char* c = static_cast<const char*>(p);
+  if (pe < 0 || pe >= st.npes || c < st.heap_base || c >= st.heap_base + st.heap_span) return nullptr;
+  char* base = st.peer_base[pe];
+  return base ? base + (c - st.heap_base) : nullptr;
+}
+
+template <class T>
+__device__ __forceinline__ void p(T* dest, const T value, int pe) {
+  detail_rma::check(dest, sizeof(T), pe);
+  *reinterpret_cast<T*>(peer_address(dest, pe)) = value;
+}
+
+template <class T>
+__device__ __forceinline__ T g(const T* source, int pe) {
+  detail_rma::check(source, sizeof(T), pe);
+  return *reinterpret_cast<const T*>(peer_address(source, pe));
+}
+
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ void putmem(void* dest, const void* source, size_t bytes, int pe) {
+  gshmem::detail::group_sync<S>();
+  detail_rma::check(dest, bytes, pe);
+  gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
+  gshmem::detail::group_sync<S>();
+}
+
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ void getmem(void* dest, const void* source, size_t bytes, int pe) {
+  gshmem::detail::group_sync<S>();
+  detail_rma::check(source, bytes, pe);
+  // More loads in flight for gets: each one waits for a round trip over the link.
+  gshmem::detail::group_copy<S, 8>(dest, peer_address(source, pe), bytes);
+  gshmem::detail::group_sync<S>();
+}
+
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void put(T* dest, const T* source, size_t nelems, int pe) {
+  putmem<S>(dest, source, nelems * sizeof(T), pe);
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void get(T* dest, const T* source, size_t nelems, int pe) {
+  getmem<S>(dest, source, nelems * sizeof(T), pe);
+}
+// Non-blocking forms: complete by the next quiet(). Over load/store they complete at once.
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+  putmem<S>(dest, source, nelems * sizeof(T), pe);
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+  getmem<S>(dest, source, nelems * sizeof(T), pe);
+}
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
+  putmem<S>(dest, source, bytes, pe);
+}
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
+  getmem<S>(dest, source, bytes, pe);
+}
+
+// Element types of the sized forms (put8 ... put128).
+template <int Bits>
+struct SizedElement;
+template <> struct SizedElement<8> { using type = uint8_t; };
+template <> struct SizedElement<16> { using type = uint16_t; };
+template <> struct SizedElement<32> { using type = uint32_t; };
+template <> struct SizedElement<64> { using type = uint64_t; };
+template <> struct SizedElement<128> { using type = uint4; };
+
+}  // namespace dev
+}  // namespace gshmem
+
+#endif  // __CUDACC__

@@ -1,0 +1,52 @@
+// Cooperation scopes of the device API: a call made by one thread, by all threads of a warp, or
+// by all threads of a block. Scope is a template parameter of every device operation; the
+// nvshmemx_*_warp / *_block names are one-line aliases of the Warp / Block instantiations.
+#pragma once
+
+#if defined(__CUDACC__)
+
+namespace gshmem {
+
+enum class Scope { kThread, kWarp, kBlock };
+
+namespace detail {
+
+__device__ __forceinline__ int linear_thread() {
+  return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+__device__ __forceinline__ int block_threads() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
+
+// Rank of the calling thread in its group, and the group's size. A warp at the end of a block
+// whose size is not a multiple of 32 has fewer than 32 threads.
+template <Scope S>
+__device__ __forceinline__ int group_rank() {
+  if constexpr (S == Scope::kThread) return 0;
+  else if constexpr (S == Scope::kWarp) return linear_thread() & 31;
+  else return linear_thread();
+}
+template <Scope S>
+__device__ __forceinline__ int group_size() {
+  if constexpr (S == Scope::kThread) {
+    return 1;
+  } else if constexpr (S == Scope::kWarp) {
+    int left = block_threads() - (linear_thread() & ~31);
+    return left < 32 ? left : 32;
+  } else {
+    return block_threads();
+  }
+}
+// Synchronises the group and orders its memory accesses (bar.sync / bar.warp.sync).
+template <Scope S>
+__device__ __forceinline__ void group_sync() {
+  if constexpr (S == Scope::kWarp) {
+    int n = group_size<S>();
+    __syncwarp(n == 32 ? 0xffffffffu : ((1u << n) - 1u));
+  } else if constexpr (S == Scope::kBlock) {
+    __syncthreads();
+  }
+}
+
+}  // namespace detail
+}  // namespace gshmem
+
+#endif  // __CUDACC__
