@@ -1,0 +1,254 @@
+// GPU binding: select the device, check that the node's PEs use distinct GPUs that can reach each
+// other, build the heap in GPU memory, load the internal kernels and publish the device state.
+#include "core/gpu_resources.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/module_registry.h"
+#include "gshmem/compat/nvshmem_types.h"
+#include "core/runtime.h"
+#include "util/log.h"
+
+#ifdef GSHMEM_HAVE_CUDA
+#include "util/cuda_driver.h"
+
+extern const unsigned char gshmemi_device_kernels_fatbin[];
+extern const size_t gshmemi_device_kernels_fatbin_size;
+#endif
+
+namespace gshmem {
+
+#ifndef GSHMEM_HAVE_CUDA
+
+bool gpu_available(const std::string&, std::string* why) {
+  *why = "this gshmem was built without CUDA";
+  return false;
+}
+bool gpu_context_is_current() { return false; }
+Status bind_gpu_backend(Runtime&, const char* api, std::unique_ptr<GpuResources>*) {
+  GSHMEM_ERROR("%s: this gshmem was built without CUDA", api);
+  return GSHMEM_ERROR_NOT_SUPPORTED;
+}
+
+#else
+
+bool gpu_available(const std::string& cuda_path, std::string* why) {
+  if (!ok(load_cuda_driver(cuda_path, why))) return false;
+  int n = 0;
+  CUresult rc = cu().cuDeviceGetCount(&n);
+  if (rc != CUDA_SUCCESS) {
+    *why = cuda_error("cuDeviceGetCount", rc);
+    return false;
+  }
+  if (n == 0) {
+    *why = "no CUDA device is visible (CUDA_VISIBLE_DEVICES?)";
+    return false;
+  }
+  return true;
+}
+
+bool gpu_context_is_current() {
+  std::string why;
+  if (!ok(load_cuda_driver("", &why))) return false;
+  CUcontext ctx = nullptr;
+  return cu().cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != nullptr;
+}
+
+namespace {
+
+std::string uuid_text(const CUuuid& u) {
+  return to_hex(u.bytes, 4) + "-" + to_hex(u.bytes + 4, 2) + "-" + to_hex(u.bytes + 6, 2) + "-" + to_hex(u.bytes + 8, 2) +
+         "-" + to_hex(u.bytes + 10, 6);
+}
+
+class CudaGpuResources final : public GpuResources {
+ public:
+  ~CudaGpuResources() override { destroy(); }
+
+  Status barrier(void* stream) override {
+    CUstream s = static_cast<CUstream>(stream ? stream : internal_stream_);
+    GSHMEM_CU_CHECK(cuLaunchKernel, barrier_fn_, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
+    if (!stream) GSHMEM_CU_CHECK(cuStreamSynchronize, internal_stream_);
+    return GSHMEM_SUCCESS;
+  }
+
+  void destroy() override {
+    if (destroyed_) return;
+    destroyed_ = true;
+    if (ctx_) cu().cuCtxSetCurrent(ctx_);
+    cu().cuCtxSynchronize();
+    if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
+    if (module_) cu().cuModuleUnload(module_);
+    if (peer_table_) cu().cuMemFree(peer_table_);
+    if (barrier_seq_) cu().cuMemFree(barrier_seq_);
+    if (retained_) cu().cuDevicePrimaryCtxRelease(device_);
+  }
+
+  CUdevice device_ = 0;
+  CUcontext ctx_ = nullptr;
+  bool retained_ = false;
+  bool destroyed_ = false;
+  CUstream internal_stream_ = nullptr;
+  CUmodule module_ = nullptr;
+  CUfunction barrier_fn_ = nullptr;
+  CUdeviceptr module_state_ = 0;
+  CUdeviceptr peer_table_ = 0;
+  CUdeviceptr barrier_seq_ = 0;
+};
+
+struct GpuRecord {
+  CUuuid uuid;
+  int32_t ordinal;
+  int32_t can_reach_all;  // 1 when this PE's GPU has peer access to every node peer's GPU it can see
+  char name[48];
+  char bus[24];
+};
+
+}  // namespace
+
+Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResources>* out) {
+  auto res = std::make_unique<CudaGpuResources>();
+  Bootstrap& boot = *rt.boot_;
+  int ndev = 0;
+  GSHMEM_CU_CHECK(cuDeviceGetCount, &ndev);
+  CUcontext ctx = nullptr;
+  GSHMEM_CU_CHECK(cuCtxGetCurrent, &ctx);
+  const int node_rank = rt.teams_[NVSHMEMX_TEAM_NODE].my_pe;
+  const int node_size = rt.teams_[NVSHMEMX_TEAM_NODE].n_pes();
+  if (rt.options_.cuda_device >= 0 || !ctx) {
+    int dev = rt.options_.cuda_device;
+    if (dev < 0) {
+      dev = node_rank % ndev;
+      GSHMEM_INFO(kInit, "%s: no GPU was selected; using GPU %d (node rank %d, %d GPUs visible)", api, dev, node_rank,
+                  ndev);
+    }
+    if (dev >= ndev) {
+      GSHMEM_ERROR("%s: CUDA device %d was requested but only %d are visible", api, dev, ndev);
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    GSHMEM_CU_CHECK(cuDeviceGet, &res->device_, dev);
+    GSHMEM_CU_CHECK(cuDevicePrimaryCtxRetain, &res->ctx_, res->device_);
+    res->retained_ = true;
+    GSHMEM_CU_CHECK(cuCtxSetCurrent, res->ctx_);
+  } else {
+    res->ctx_ = ctx;
+    GSHMEM_CU_CHECK(cuCtxGetDevice, &res->device_);
+  }
+
+  // Which GPU every PE uses, and whether each can reach its node peers' GPUs.
+  GpuRecord mine{};
+  GSHMEM_CU_CHECK(cuDeviceGetUuid, &mine.uuid, res->device_);
+  mine.ordinal = static_cast<int32_t>(res->device_);
+  cu().cuDeviceGetName(mine.name, sizeof mine.name, res->device_);
+  cu().cuDeviceGetPCIBusId(mine.bus, sizeof mine.bus, res->device_);
+  std::vector<GpuRecord> all(static_cast<size_t>(boot.size()));
+  // First pass: learn the node peers' GPUs, then check peer access to the ones this PE can see.
+  GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
+  mine.can_reach_all = 1;
+  std::string unreachable;
+  for (int pe : rt.node_pes_) {
+    if (pe == boot.rank()) continue;
+    for (int d = 0; d < ndev; ++d) {
+      CUdevice other;
+      CUuuid u;
+      if (cu().cuDeviceGet(&other, d) != CUDA_SUCCESS || cu().cuDeviceGetUuid(&u, other) != CUDA_SUCCESS) continue;
+      if (std::memcmp(u.bytes, all[pe].uuid.bytes, sizeof u.bytes) != 0 || other == res->device_) continue;
+      int can = 0;
+      cu().cuDeviceCanAccessPeer(&can, res->device_, other);
+      if (!can) {
+        mine.can_reach_all = 0;
+        unreachable += log::format(" PE %d (GPU %d)", pe, d);
+      }
+    }
+  }
+  GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
+  for (size_t i = 0; i < rt.node_pes_.size(); ++i) {
+    for (size_t j = i + 1; j < rt.node_pes_.size(); ++j) {
+      const GpuRecord& a = all[rt.node_pes_[i]];
+      const GpuRecord& b = all[rt.node_pes_[j]];
+      if (std::memcmp(a.uuid.bytes, b.uuid.bytes, sizeof a.uuid.bytes) == 0) {
+        GSHMEM_ERROR("PEs %d and %d both use GPU %s (%s, bus %s): each PE needs a GPU of its own. Select one per PE "
+                     "with cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)) after nvshmem_init, or give each PE "
+                     "its own CUDA_VISIBLE_DEVICES (%d PEs on this node)",
+                     rt.node_pes_[i], rt.node_pes_[j], uuid_text(a.uuid).c_str(), a.name, a.bus, node_size);
+        return GSHMEM_ERROR_INVALID_VALUE;
+      }
+    }
+  }
+  if (!rt.config_.disable_p2p) {
+    for (int pe : rt.node_pes_) {
+      if (!all[pe].can_reach_all) {
+        GSHMEM_ERROR("the GPU of PE %d (%s, bus %s) has no peer access to the GPUs of other PEs on this node%s; "
+                     "gshmem maps every local PE's heap and needs it (NVSHMEM_DISABLE_P2P=1 turns mapping off, but "
+                     "then PEs cannot reach each other in this version)",
+                     pe, all[pe].name, all[pe].bus, pe == boot.rank() ? unreachable.c_str() : "");
+        return GSHMEM_ERROR_NOT_SUPPORTED;
+      }
+    }
+  }
+  GSHMEM_INFO(kInit, "bound GPU %d (%s, bus %s, uuid %s)", static_cast<int>(res->device_), mine.name, mine.bus,
+              uuid_text(mine.uuid).c_str());
+
+  std::unique_ptr<MemoryProvider> provider;
+  GSHMEM_CHECK(make_gpu_memory_provider(static_cast<int>(res->device_), &provider));
+  GSHMEM_CHECK(rt.setup_heap(std::move(provider)));
+  GSHMEM_CHECK(make_gpu_transport(&rt.transport_));
+  GSHMEM_CU_CHECK(cuStreamCreate, &res->internal_stream_, CU_STREAM_NON_BLOCKING);
+
+  // Device-side arrays of the state.
+  const int n = boot.size();
+  std::vector<char*> peers(static_cast<size_t>(n));
+  for (int pe = 0; pe < n; ++pe) peers[pe] = rt.heap_.peer_base(pe);
+  GSHMEM_CU_CHECK(cuMemAlloc, &res->peer_table_, sizeof(char*) * n);
+  GSHMEM_CU_CHECK(cuMemcpyHtoD, res->peer_table_, peers.data(), sizeof(char*) * n);
+  GSHMEM_CU_CHECK(cuMemAlloc, &res->barrier_seq_, sizeof(uint64_t));
+  GSHMEM_CU_CHECK(cuMemsetD8, res->barrier_seq_, 0, sizeof(uint64_t));
+
+  // The library's own kernels.
+  CUresult rc = cu().cuModuleLoadData(&res->module_, gshmemi_device_kernels_fatbin);
+  if (rc != CUDA_SUCCESS) {
+    int major = 0, minor = 0;
+    cu().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, res->device_);
+    cu().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, res->device_);
+    GSHMEM_ERROR("%s: gshmem's kernels do not load on this GPU (compute capability %d.%d): %s; rebuild gshmem with "
+                 "GSHMEM_INTERNAL_CUDA_ARCHITECTURES including it",
+                 api, major, minor, cuda_error("cuModuleLoadData", rc).c_str());
+    return GSHMEM_ERROR_CUDA;
+  }
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &res->barrier_fn_, res->module_, "gshmemi_barrier_all_kernel");
+  size_t state_bytes = 0;
+  GSHMEM_CU_CHECK(cuModuleGetGlobal, &res->module_state_, &state_bytes, res->module_, "gshmemi_device_state_d");
+  if (state_bytes != sizeof(detail::DeviceState)) {
+    GSHMEM_ERROR("internal: the embedded kernels were built with another device state layout");
+    return GSHMEM_ERROR_INTERNAL;
+  }
+
+  detail::DeviceState st{};
+  st.abi = detail::kDeviceStateAbi;
+  st.mype = boot.rank();
+  st.npes = n;
+  st.node_mype = rt.teams_[NVSHMEMX_TEAM_NODE].my_pe;
+  st.node_npes = rt.teams_[NVSHMEMX_TEAM_NODE].n_pes();
+  st.shared_mype = rt.teams_[NVSHMEM_TEAM_SHARED].my_pe;
+  st.shared_npes = rt.teams_[NVSHMEM_TEAM_SHARED].n_pes();
+  st.same_mype_node_mype = rt.teams_[NVSHMEMX_TEAM_SAME_MYPE_NODE].my_pe;
+  st.same_mype_node_npes = rt.teams_[NVSHMEMX_TEAM_SAME_MYPE_NODE].n_pes();
+  st.heap_base = rt.heap_.base();
+  st.heap_span = rt.heap_.slot();
+  st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);
+  st.barrier_flags = rt.barrier_flags_;
+  st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
+  GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
+  publish_device_state(st);
+
+  // No PE may signal a peer's barrier flags before the peer has zeroed them.
+  GSHMEM_CHECK(boot.barrier());
+  *out = std::move(res);
+  return GSHMEM_SUCCESS;
+}
+
+#endif  // GSHMEM_HAVE_CUDA
+
+}  // namespace gshmem

@@ -1,0 +1,29 @@
+// What the GPU backend holds beyond the heap: the bound device and context, the internal kernels
+// module, and the device-side arrays of the device state.
+#pragma once
+
+#include <memory>
+
+#include "util/status.h"
+
+namespace gshmem {
+
+class Runtime;
+
+class GpuResources {
+ public:
+  virtual ~GpuResources() = default;
+  // Runs the all-PE barrier kernel on `stream` (nullptr: the internal stream, then waits for it).
+  virtual Status barrier(void* stream) = 0;
+  // Waits for all work on the device, then releases everything (finalize).
+  virtual void destroy() = 0;
+};
+
+// Binds this PE's GPU and builds the heap, transport and device state on it (collective).
+Status bind_gpu_backend(Runtime& runtime, const char* api, std::unique_ptr<GpuResources>* out);
+// Whether the calling thread has a CUDA context current (the user selected a GPU).
+bool gpu_context_is_current();
+// Loads the driver and counts devices; false with a reason when no GPU can be used.
+bool gpu_available(const std::string& cuda_path, std::string* why);
+
+}  // namespace gshmem

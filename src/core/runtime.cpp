@@ -1,0 +1,492 @@
+#include "core/runtime.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "core/gpu_resources.h"
+#include "core/module_registry.h"
+#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/version.h"
+#include "util/log.h"
+#include "util/socket.h"
+
+namespace gshmem {
+
+namespace {
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string read_first_line(const char* path) {
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+// What makes two PEs "on the same node": they share memory through memfd and abstract sockets,
+// which needs the same kernel instance (boot id) and the same network namespace.
+uint64_t host_identity(std::string* name) {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  *name = host;
+  char ns[128] = "";
+  ssize_t n = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+  if (n > 0) ns[n] = '\0';
+  return fnv1a(std::string(host) + "|" + read_first_line("/proc/sys/kernel/random/boot_id") + "|" + ns);
+}
+
+bool is_power_of_two(size_t v) { return v && !(v & (v - 1)); }
+
+std::string pe_list(const std::vector<int>& pes) {
+  std::string s;
+  for (size_t i = 0; i < pes.size() && i < 16; ++i) s += (i ? ", " : "") + std::to_string(pes[i]);
+  if (pes.size() > 16) s += log::format(", ... (%zu in all)", pes.size());
+  return s;
+}
+
+}  // namespace
+
+Runtime& Runtime::instance() {
+  static Runtime* r = new Runtime();  // never destroyed: entry points may run during exit
+  return *r;
+}
+
+const Team* Runtime::team(int id) const {
+  if (state_ == kNotInitialized || id < 0 || id > 3) return nullptr;
+  return &teams_[id];
+}
+
+Status Runtime::init(const InitOptions& options, const char* api) {
+  if (state_ != kNotInitialized) {
+    GSHMEM_INFO(kInit, "%s: already initialised", api);
+    return GSHMEM_SUCCESS;
+  }
+  if (finalized_) {
+    GSHMEM_ERROR("%s: gshmem cannot be initialised again after nvshmem_finalize in the same process", api);
+    return GSHMEM_ERROR_STATE;
+  }
+  options_ = options;
+  std::string errors;
+  Status s = parse_config_from_environment(&config_, &errors);
+  log::configure(config_);
+  if (!ok(s)) {
+    GSHMEM_ERROR("%s: invalid settings:\n  %s", api, errors.c_str());
+    return s;
+  }
+  for (const auto& u : unknown_gshmem_variables()) {
+    GSHMEM_WARN(kInit, "%s is not a gshmem setting%s%s%s (gshmem-info lists them all)", u.first.c_str(),
+                u.second.empty() ? "" : "; did you mean ", u.second.c_str(), u.second.empty() ? "" : "?");
+  }
+  if (config_.disable_cuda_vmm) {
+    GSHMEM_WARN(kInit, "NVSHMEM_DISABLE_CUDA_VMM is ignored: gshmem's GPU heap always uses CUDA VMM");
+  }
+  if (config_.debug_attach_delay > 0) {
+    std::fprintf(stderr, "[gshmem] pid %d waits %lld s for a debugger (NVSHMEM_DEBUG_ATTACH_DELAY)\n",
+                 static_cast<int>(getpid()), static_cast<long long>(config_.debug_attach_delay));
+    sleep(static_cast<unsigned>(config_.debug_attach_delay));
+  }
+  GSHMEM_CHECK(create_bootstrap(config_, &boot_));
+  log::set_pe(boot_->rank());
+  s = exchange_host_identity();
+  if (ok(s)) s = choose_backend();
+  if (!ok(s)) {
+    boot_->finalize();
+    boot_.reset();
+    return s;
+  }
+  build_teams();
+  if (boot_->rank() == 0 && (config_.version || config_.debug == "VERSION" || log::g_level >= log::Level::Info)) {
+    std::fprintf(stderr, "gshmem %s (NVSHMEM %d.%d.%d API), %d PEs, %s backend\n", GSHMEM_VERSION_STRING,
+                 GSHMEM_NVSHMEM_API_MAJOR, GSHMEM_NVSHMEM_API_MINOR, GSHMEM_NVSHMEM_API_PATCH, boot_->size(),
+                 backend_ == Backend::kGpu ? "gpu" : "cpu");
+  }
+  if (boot_->rank() == 0 && config_.info) {
+    for (const ConfigEntry& e : describe_config_from_environment(config_)) {
+      if (e.category == ConfigCategory::Hidden) continue;
+      std::fprintf(stderr, "  %-30s %-12s %s\n", e.name, e.current.c_str(), e.help);
+    }
+  }
+  state_ = kBootstrapped;
+  if (backend_ == Backend::kCpu) {
+    s = setup_cpu();
+  } else if (options_.cuda_device >= 0 || gpu_context_is_current()) {
+    s = bind_gpu(api);
+  } else {
+    GSHMEM_INFO(kInit, "no GPU selected yet: the GPU is bound at the first nvshmem_malloc or nvshmem_barrier_all");
+  }
+  if (!ok(s)) {
+    state_ = kNotInitialized;
+    boot_->finalize();
+    boot_.reset();
+    return s;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::exchange_host_identity() {
+  struct HostRecord {
+    uint64_t id;
+    char name[56];
+  };
+  HostRecord mine{};
+  std::string name;
+  mine.id = host_identity(&name);
+  std::snprintf(mine.name, sizeof mine.name, "%s", name.c_str());
+  std::vector<HostRecord> all(static_cast<size_t>(boot_->size()));
+  GSHMEM_CHECK(boot_->allgather(&mine, all.data(), sizeof mine));
+  host_of_pe_.clear();
+  node_pes_.clear();
+  for (int pe = 0; pe < boot_->size(); ++pe) {
+    host_of_pe_.push_back(all[pe].id);
+    if (all[pe].id == mine.id) node_pes_.push_back(pe);
+  }
+  // A job key all PEs agree on, unique to this job: names the descriptor sockets.
+  uint64_t key = 0;
+  if (boot_->rank() == 0) GSHMEM_CHECK(random_bytes(&key, sizeof key));
+  GSHMEM_CHECK(boot_->broadcast(&key, sizeof key, 0));
+  job_key_ = key;
+  GSHMEM_INFO(kTopo, "host %s: %zu of %d PEs on this node", name.c_str(), node_pes_.size(), boot_->size());
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::choose_backend() {
+  std::string why;
+  bool have_gpu = false;
+  if (config_.backend != "cpu") have_gpu = gpu_available(config_.cuda_path, &why);
+  if (config_.backend == "gpu" && !have_gpu) {
+    GSHMEM_ERROR("GSHMEM_BACKEND=gpu, but this PE cannot use a GPU: %s. Use GSHMEM_BACKEND=cpu (or auto) to run on "
+                 "host memory",
+                 why.c_str());
+    return GSHMEM_ERROR_NOT_SUPPORTED;
+  }
+  backend_ = have_gpu ? Backend::kGpu : Backend::kCpu;
+  backend_reason_ = config_.backend == "cpu" ? "GSHMEM_BACKEND=cpu"
+                    : have_gpu               ? "a GPU is present"
+                                             : "no GPU can be used: " + why;
+  int32_t mine = static_cast<int32_t>(backend_);
+  std::vector<int32_t> all(static_cast<size_t>(boot_->size()));
+  GSHMEM_CHECK(boot_->allgather(&mine, all.data(), sizeof mine));
+  std::vector<int> cpu, gpu;
+  for (int pe = 0; pe < boot_->size(); ++pe) (all[pe] == static_cast<int32_t>(Backend::kGpu) ? gpu : cpu).push_back(pe);
+  if (!cpu.empty() && !gpu.empty()) {
+    GSHMEM_ERROR("the PEs do not agree on the backend: PEs %s use GPUs, PEs %s host memory (this PE: %s). Make GPUs "
+                 "visible to every PE, or set GSHMEM_BACKEND=cpu for all",
+                 pe_list(gpu).c_str(), pe_list(cpu).c_str(), backend_reason_.c_str());
+    return GSHMEM_ERROR_SYMMETRY;
+  }
+  GSHMEM_INFO(kInit, "backend: %s (%s)", backend_ == Backend::kGpu ? "gpu" : "cpu", backend_reason_.c_str());
+  return GSHMEM_SUCCESS;
+}
+
+void Runtime::build_teams() {
+  const int me = boot_->rank();
+  const int n = boot_->size();
+  Team& world = teams_[NVSHMEM_TEAM_WORLD];
+  world.members.clear();
+  for (int pe = 0; pe < n; ++pe) world.members.push_back(pe);
+  world.my_pe = me;
+
+  Team& node = teams_[NVSHMEMX_TEAM_NODE];
+  node.members = node_pes_;
+  node.my_pe = static_cast<int>(std::find(node_pes_.begin(), node_pes_.end(), me) - node_pes_.begin());
+
+  // PEs whose heap this PE maps: the node, unless peer mapping is disabled.
+  Team& shared = teams_[NVSHMEM_TEAM_SHARED];
+  if (config_.disable_p2p) {
+    shared.members = {me};
+    shared.my_pe = 0;
+  } else {
+    shared = node;
+  }
+
+  // One PE per node: those with the same index in their node as this PE.
+  Team& same = teams_[NVSHMEMX_TEAM_SAME_MYPE_NODE];
+  same.members.clear();
+  std::vector<uint64_t> nodes_seen;
+  for (int pe = 0; pe < n; ++pe) {
+    if (std::find(nodes_seen.begin(), nodes_seen.end(), host_of_pe_[pe]) != nodes_seen.end()) continue;
+    nodes_seen.push_back(host_of_pe_[pe]);
+    std::vector<int> on_node;
+    for (int q = 0; q < n; ++q) {
+      if (host_of_pe_[q] == host_of_pe_[pe]) on_node.push_back(q);
+    }
+    if (node.my_pe < static_cast<int>(on_node.size())) same.members.push_back(on_node[node.my_pe]);
+  }
+  same.my_pe = static_cast<int>(std::find(same.members.begin(), same.members.end(), me) - same.members.begin());
+}
+
+Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
+  HeapOptions ho;
+  ho.initial_bytes = config_.symmetric_size;
+  ho.limit_bytes = config_.max_memory_per_gpu;
+  ho.growth_step = config_.cumem_granularity;
+  ho.map_peers = !config_.disable_p2p;
+  ho.timeout_s = config_.bootstrap_timeout;
+  GSHMEM_CHECK(heap_.init(boot_.get(), std::move(provider), ho, node_pes_, job_key_));
+  // The barrier's flags: the first allocation, so every PE gets it at the same offset.
+  uint64_t off = 0;
+  GSHMEM_CHECK(heap_.allocate(sizeof(uint64_t) * static_cast<size_t>(boot_->size()), 64, &off, "nvshmem_init"));
+  barrier_flags_ = reinterpret_cast<uint64_t*>(heap_.base() + off);
+  GSHMEM_CHECK(heap_.provider().zero(reinterpret_cast<char*>(barrier_flags_), sizeof(uint64_t) * boot_->size()));
+  all_mapped_ = true;
+  for (int pe = 0; pe < boot_->size(); ++pe) all_mapped_ = all_mapped_ && heap_.peer_base(pe) != nullptr;
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::setup_cpu() {
+  GSHMEM_CHECK(setup_heap(make_host_memory_provider()));
+  transport_ = make_host_memory_transport();
+  // Nobody may signal a peer's flags before the peer has zeroed them.
+  GSHMEM_CHECK(boot_->barrier());
+  state_ = kInitialized;
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::bind_gpu(const char* api) {
+  Status s = bind_gpu_backend(*this, api, &gpu_);
+  if (ok(s)) state_ = kInitialized;
+  return s;
+}
+
+Status Runtime::ensure_bound(const char* api) {
+  if (state_ == kInitialized) return GSHMEM_SUCCESS;
+  if (state_ == kNotInitialized) not_ready(api);
+  return bind_gpu(api);
+}
+
+void Runtime::not_ready(const char* api) const {
+  if (state_ == kNotInitialized) log::fatal("%s was called before nvshmem_init", api);
+  log::fatal("%s was called before the GPU was bound: after nvshmem_init and cudaSetDevice, call nvshmem_malloc "
+             "or nvshmem_barrier_all (on every PE) first",
+             api);
+}
+
+Status Runtime::check_symmetric(const char* api, uint64_t a, uint64_t b,
+                                const std::function<std::string(uint64_t, uint64_t)>& describe) {
+  struct Pair {
+    uint64_t a, b;
+  };
+  Pair mine{a, b};
+  std::vector<Pair> all(static_cast<size_t>(boot_->size()));
+  GSHMEM_CHECK(boot_->allgather(&mine, all.data(), sizeof mine));
+  for (int pe = 1; pe < boot_->size(); ++pe) {
+    if (all[pe].a != all[0].a || all[pe].b != all[0].b) {
+      std::string detail;
+      for (int q = 0; q < boot_->size() && q < 8; ++q) {
+        detail += log::format("%sPE %d: %s", q ? ", " : "", q, describe(all[q].a, all[q].b).c_str());
+      }
+      GSHMEM_ERROR("%s is collective and must be called with the same arguments on every PE, but %s", api,
+                   detail.c_str());
+      return GSHMEM_ERROR_SYMMETRY;
+    }
+  }
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::allocate(size_t size, size_t align, bool zero, void** out, const char* api) {
+  *out = nullptr;
+  if (state_ == kNotInitialized) not_ready(api);
+  GSHMEM_CHECK(ensure_bound(api));
+  std::lock_guard<std::mutex> lock(heap_mu_);
+  GSHMEM_CHECK(check_symmetric(api, size, align, [](uint64_t sz, uint64_t al) {
+    return log::format("%llu bytes aligned to %llu", static_cast<unsigned long long>(sz), static_cast<unsigned long long>(al));
+  }));
+  if (size == 0) return GSHMEM_SUCCESS;
+  if (!is_power_of_two(align)) {
+    GSHMEM_ERROR("%s: alignment %zu is not a power of two", api, align);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  uint64_t off = 0;
+  GSHMEM_CHECK(heap_.allocate(size, align, &off, api));
+  if (zero) GSHMEM_CHECK(heap_.provider().zero(heap_.base() + off, size));
+  GSHMEM_TRACE(kMem, "%s(%zu) -> offset %llu", api, size, static_cast<unsigned long long>(off));
+  // Every PE has its block before anyone writes into a peer's.
+  GSHMEM_CHECK(host_barrier());
+  *out = heap_.base() + off;
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::release(void* p, const char* api) {
+  if (!p) return GSHMEM_SUCCESS;
+  if (state_ == kNotInitialized) not_ready(api);
+  GSHMEM_CHECK(ensure_bound(api));
+  // No PE may still use the block when it is freed.
+  GSHMEM_CHECK(host_barrier());
+  std::lock_guard<std::mutex> lock(heap_mu_);
+  const uint64_t kOutside = ~0ull;
+  const bool inside = heap_.contains(p, 1);
+  const uint64_t off = inside ? static_cast<uint64_t>(static_cast<char*>(p) - heap_.base()) : kOutside;
+  // Agree first, so that a bad pointer on one PE fails the call on every PE instead of hanging.
+  GSHMEM_CHECK(check_symmetric(api, off, 0, [&](uint64_t o, uint64_t) {
+    return o == kOutside ? std::string("a pointer outside the heap")
+                         : log::format("heap offset %llu", static_cast<unsigned long long>(o));
+  }));
+  if (!inside) {
+    GSHMEM_ERROR("%s: %p is not inside the symmetric heap [%p, %p): only pointers returned by nvshmem_malloc, "
+                 "nvshmem_calloc or nvshmem_align can be freed",
+                 api, p, static_cast<void*>(heap_.base()), static_cast<void*>(heap_.base() + heap_.mapped()));
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (!ok(heap_.free(off))) {
+    uint64_t start = 0, size = 0;
+    if (heap_.allocator().find(off, &start, &size)) {
+      GSHMEM_ERROR("%s: %p points into the symmetric allocation at %p (%s) but not to its start; nothing was freed", api,
+                   p, static_cast<void*>(heap_.base() + start), format_size(size).c_str());
+    } else {
+      GSHMEM_ERROR("%s: %p is not a live symmetric allocation (freed twice?); nothing was freed", api, p);
+    }
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void* Runtime::ptr(const void* p, int pe) const {
+  if (state_ != kInitialized || pe < 0 || pe >= n_pes() || !heap_.contains(p, 1)) return nullptr;
+  char* base = heap_.peer_base(pe);
+  return base ? base + (static_cast<const char*>(p) - heap_.base()) : nullptr;
+}
+
+std::string Runtime::unreachable_reason(int pe) const {
+  if (config_.disable_p2p) {
+    return "NVSHMEM_DISABLE_P2P is set, and this version of gshmem has no other transport between PEs";
+  }
+  return "it runs on another host, and this version of gshmem has no network transport yet";
+}
+
+void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion, void* stream,
+                  const char* api) {
+  if (state_ != kInitialized) not_ready(api);
+  if (pe < 0 || pe >= n_pes()) {
+    log::fatal("%s: PE %d is out of range: valid PEs are 0 to %d (%d PEs)", api, pe, n_pes() - 1, n_pes());
+  }
+  const void* sym = put ? static_cast<const void*>(dest) : source;
+  if (!heap_.contains(sym, bytes)) {
+    log::fatal("%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
+               "nvshmem_malloc",
+               api, put ? "destination" : "source", sym, bytes, static_cast<void*>(heap_.base()),
+               static_cast<void*>(heap_.base() + heap_.mapped()));
+  }
+  if (bytes == 0) return;
+  char* base = heap_.peer_base(pe);
+  if (!base) log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, my_pe(), unreachable_reason(pe).c_str());
+  char* remote = base + (static_cast<const char*>(sym) - heap_.base());
+  Status s = put ? transport_->copy(remote, source, bytes, completion, stream)
+                 : transport_->copy(dest, remote, bytes, completion, stream);
+  if (!ok(s)) log::fatal("%s: the copy of %zu bytes %s PE %d failed", api, bytes, put ? "to" : "from", pe);
+}
+
+void Runtime::quiet(const char* api) {
+  if (state_ != kInitialized) return;  // nothing can be outstanding
+  if (!ok(transport_->quiet())) log::fatal("%s failed", api);
+}
+
+void Runtime::quiet_on_stream(void* stream, const char* api) {
+  if (state_ != kInitialized) return;
+  if (!ok(transport_->quiet_on_stream(stream))) log::fatal("%s failed", api);
+}
+
+Status Runtime::host_barrier() {
+  GSHMEM_CHECK(transport_->quiet());
+  if (backend_ == Backend::kGpu) return gpu_->barrier(nullptr);
+  if (!all_mapped_) return boot_->barrier();
+  // CPU backend: the same flag algorithm as the device barrier, on host shared memory.
+  const int me = my_pe();
+  const uint64_t seq = ++host_barrier_seq_;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  const uint64_t flags_off = static_cast<uint64_t>(reinterpret_cast<char*>(barrier_flags_) - heap_.base());
+  for (int pe = 0; pe < n_pes(); ++pe) {
+    if (pe == me) continue;
+    auto* slot = reinterpret_cast<uint64_t*>(heap_.peer_base(pe) + flags_off) + me;
+    __atomic_store_n(slot, seq, __ATOMIC_RELEASE);
+  }
+  const double warn_after = config_.wait_warn;
+  for (int pe = 0; pe < n_pes(); ++pe) {
+    if (pe == me) continue;
+    uint64_t* flag = barrier_flags_ + pe;
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) continue;
+    // Spin briefly, then yield the CPU (PEs may outnumber cores), then sleep.
+    auto start = Clock::now();
+    double next_warn = warn_after;
+    for (int spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq; ++spins) {
+      if (spins < 200) continue;
+      if (spins < 2000) {
+        sched_yield();
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (warn_after > 0 && (spins & 1023) == 0) {
+        double waited = std::chrono::duration<double>(Clock::now() - start).count();
+        if (waited >= next_warn) {
+          GSHMEM_WARN(kColl, "nvshmem_barrier_all: PE %d has waited %.0f s for PE %d to arrive (it reached barrier %llu, "
+                             "this is barrier %llu)",
+                      me, waited, pe, static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_RELAXED)),
+                      static_cast<unsigned long long>(seq));
+          next_warn += warn_after;
+        }
+      }
+    }
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void Runtime::barrier_all(const char* api) {
+  if (state_ == kNotInitialized) not_ready(api);
+  if (!ok(ensure_bound(api)) || !ok(host_barrier())) log::fatal("%s failed", api);
+}
+
+void Runtime::barrier_all_on_stream(void* stream, const char* api) {
+  if (state_ == kNotInitialized) not_ready(api);
+  if (!ok(ensure_bound(api))) log::fatal("%s failed", api);
+  if (backend_ == Backend::kCpu) {
+    if (!ok(host_barrier())) log::fatal("%s failed", api);
+    return;
+  }
+  if (!ok(transport_->quiet_on_stream(stream)) || !ok(gpu_->barrier(stream))) log::fatal("%s failed", api);
+}
+
+void Runtime::global_exit(int code) {
+  if (boot_) boot_->abort_job(code, "nvshmem_global_exit");
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+Status Runtime::finalize(const char* api) {
+  if (state_ == kNotInitialized) {
+    GSHMEM_WARN(kInit, "%s called without nvshmem_init", api);
+    return GSHMEM_SUCCESS;
+  }
+  Status s = GSHMEM_SUCCESS;
+  if (state_ == kInitialized) {
+    // Nobody may still access a heap that is about to be unmapped.
+    s = host_barrier();
+    if (gpu_) {
+      withdraw_device_state();
+      gpu_->destroy();
+    }
+    transport_.reset();
+    heap_.finalize();
+    gpu_.reset();
+  }
+  Status b = boot_->finalize();
+  boot_.reset();
+  state_ = kNotInitialized;
+  finalized_ = true;
+  return ok(s) ? b : s;
+}
+
+}  // namespace gshmem
