@@ -11,7 +11,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INC
 set(GSHMEM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gshmem)
 install(EXPORT gshmemTargets NAMESPACE gshmem:: DESTINATION ${GSHMEM_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gshmemConfig.cmake.in
-                              ${PROJECT_BINARY_DIR}/cmake/gshmemConfig.cmake INSTALL_DESTINATION ${GSHMEM_CMAKE_DIR})
+                              ${PROJECT_BINARY_DIR}/cmake/gshmemConfig.cmake INSTALL_DESTINATION ${GSHMEM_CMAKE_DIR}
+                              PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/gshmemConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/gshmemConfig.cmake ${PROJECT_BINARY_DIR}/cmake/gshmemConfigVersion.cmake

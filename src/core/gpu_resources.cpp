@@ -74,11 +74,15 @@ class CudaGpuResources final : public GpuResources {
     return GSHMEM_SUCCESS;
   }
 
+  void synchronize() override {
+    if (ctx_) cu().cuCtxSetCurrent(ctx_);
+    cu().cuCtxSynchronize();
+  }
+
   void destroy() override {
     if (destroyed_) return;
     destroyed_ = true;
-    if (ctx_) cu().cuCtxSetCurrent(ctx_);
-    cu().cuCtxSynchronize();
+    synchronize();
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
     if (module_) cu().cuModuleUnload(module_);
     if (peer_table_) cu().cuMemFree(peer_table_);

@@ -15,7 +15,10 @@ class GpuResources {
   virtual ~GpuResources() = default;
   // Runs the all-PE barrier kernel on `stream` (nullptr: the internal stream, then waits for it).
   virtual Status barrier(void* stream) = 0;
-  // Waits for all work on the device, then releases everything (finalize).
+  // Makes the bound context current and waits for all work on the device (finalize, first step).
+  virtual void synchronize() = 0;
+  // Releases the stream, the module and the device arrays, and the context if gshmem retained it
+  // (finalize, after the heap was unmapped).
   virtual void destroy() = 0;
 };
 

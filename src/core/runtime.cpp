@@ -476,10 +476,12 @@ Status Runtime::finalize(const char* api) {
     s = host_barrier();
     if (gpu_) {
       withdraw_device_state();
-      gpu_->destroy();
+      gpu_->synchronize();
     }
+    // The heap is unmapped while the GPU context still exists; the context goes last.
     transport_.reset();
     heap_.finalize();
+    if (gpu_) gpu_->destroy();
     gpu_.reset();
   }
   Status b = boot_->finalize();

@@ -26,8 +26,9 @@ struct CUstream_st;
 typedef struct CUstream_st *cudaStream_t;
 #endif
 
-/* __half and __nv_bfloat16 exist only where the CUDA headers are available. */
-#if defined(__CUDACC__) || (defined(__has_include) && __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>))
+/* __half and __nv_bfloat16 exist only in C++ and where the CUDA headers are available. */
+#if defined(__CUDACC__) || \
+    (defined(__cplusplus) && defined(__has_include) && __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>))
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #define GSHMEMI_HAVE_CUDA_FP16 1
