@@ -1,0 +1,35 @@
+// nvshmem_barrier_all: after it returns, every put issued before it by any PE is visible, and no
+// PE has left it before every PE entered it. Also the _on_stream form.
+#include "mp_test.h"
+
+int main() {
+  nvshmem_init();
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  // Two banks: a PE at round k + 1 writes the other bank, so it cannot disturb a PE still
+  // checking round k (which it can only pass once everybody finished round k).
+  uint64_t* slots = static_cast<uint64_t*>(nvshmem_malloc(2 * npes * sizeof(uint64_t)));
+  MP_CHECK(slots, "nvshmem_malloc failed");
+  const int rounds = 300;
+  for (int r = 1; r <= rounds; ++r) {
+    uint64_t* bank = slots + (r % 2) * npes;
+    const uint64_t value = (static_cast<uint64_t>(r) << 16) | static_cast<uint64_t>(me);
+    for (int pe = 0; pe < npes; ++pe) nvshmem_putmem_nbi(bank + me, &value, sizeof value, pe);
+    if (r % 3 == 0) {
+      nvshmemx_barrier_all_on_stream(0);
+      mp::sync_default_stream();
+    } else {
+      nvshmem_barrier_all();
+    }
+    std::vector<uint64_t> got(npes);
+    nvshmem_getmem(got.data(), bank, npes * sizeof(uint64_t), me);
+    for (int pe = 0; pe < npes; ++pe) {
+      const uint64_t want = (static_cast<uint64_t>(r) << 16) | static_cast<uint64_t>(pe);
+      MP_CHECK(got[pe] == want, "round %d: slot of PE %d holds %llx, expected %llx", r, pe,
+               static_cast<unsigned long long>(got[pe]), static_cast<unsigned long long>(want));
+    }
+  }
+  nvshmem_free(slots);
+  if (me == 0) std::printf("mp_barrier: %d PEs, %d rounds\n", npes, rounds);
+  nvshmem_finalize();
+  return 0;
+}

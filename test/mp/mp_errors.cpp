@@ -1,0 +1,81 @@
+// Misuse and failures, one case per run (argv[1]); the test driver checks the exit status and the
+// messages. Each case says what it expects.
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "mp_test.h"
+
+int main(int argc, char** argv) {
+  const std::string c = argc > 1 ? argv[1] : "";
+  if (c == "before_init") {  // fatal: "called before nvshmem_init"
+    char x = 0;
+    nvshmem_putmem(&x, &x, 1, 0);
+    return 0;
+  }
+  if (c == "late") {  // the last PE arrives after the bootstrap timeout: the others name it
+    if (std::getenv("GSHMEM_RUN_RANK") && std::atoi(std::getenv("GSHMEM_RUN_RANK")) == std::atoi(std::getenv("GSHMEM_RUN_SIZE")) - 1) {
+      sleep(30);  // gshmrun stops us long before
+    }
+  }
+  nvshmem_init();
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  char* buf = static_cast<char*>(nvshmem_malloc(4096));
+  char local[64] = {};
+
+  if (c == "invalid_pe") {  // fatal on PE 0: PE npes is out of range
+    if (me == 0) nvshmem_putmem(buf, local, 8, npes);
+    nvshmem_barrier_all();
+  } else if (c == "negative_pe") {
+    if (me == 0) (void)nvshmem_int_g(reinterpret_cast<int*>(buf), -1);
+    nvshmem_barrier_all();
+  } else if (c == "non_heap") {  // fatal on PE 0: destination on the stack
+    if (me == 0) nvshmem_putmem(local, local + 8, 8, 1 % npes);
+    nvshmem_barrier_all();
+  } else if (c == "past_heap_end") {  // fatal: the range runs past the mapped heap
+    if (me == 0) nvshmem_getmem(local, buf, 1ull << 40, 0);
+    nvshmem_barrier_all();
+  } else if (c == "bad_free") {  // errors, nothing freed, and the job goes on to exit 0
+    nvshmem_free(buf + 8);                  // inside a block
+    nvshmem_free(local);                    // not in the heap
+    char* other = static_cast<char*>(nvshmem_malloc(100));
+    nvshmem_free(other);
+    nvshmem_free(other);                    // twice
+    // The heap is intact: buf is still live and usable.
+    nvshmem_putmem(buf, local, 64, (me + 1) % npes);
+    nvshmem_barrier_all();
+    nvshmem_free(buf);
+    std::printf("PE %d: bad_free survived\n", me);
+  } else if (c == "malloc_mismatch") {  // NULL on every PE, with a message; no hang
+    void* p = nvshmem_malloc(me == 0 ? 1024 : 2048);
+    MP_CHECK(p == nullptr, "a mismatched malloc must fail on every PE");
+    void* q = nvshmem_malloc(1024);  // the heap still works
+    MP_CHECK(q != nullptr, "malloc after the mismatch");
+    std::printf("PE %d: mismatch reported\n", me);
+  } else if (c == "exhausted") {  // run with NVSHMEM_MAX_MEMORY_PER_GPU=64M
+    void* p = nvshmem_malloc(128u << 20);
+    MP_CHECK(p == nullptr, "malloc past the heap limit must return NULL");
+    void* q = nvshmem_malloc(1u << 20);
+    MP_CHECK(q != nullptr, "the heap still works after an exhausted malloc");
+    std::printf("PE %d: exhaustion reported\n", me);
+  } else if (c == "crash") {  // PE 1 dies by SIGSEGV; gshmrun names it and stops the rest
+    nvshmem_barrier_all();
+    if (me == 1 % npes) raise(SIGSEGV);
+    nvshmem_barrier_all();  // the others wait here until gshmrun stops them
+  } else if (c == "exit_code") {  // PE 1 exits with status 3 without finalizing
+    if (me == 1 % npes) std::exit(3);
+    nvshmem_barrier_all();
+  } else if (c == "global_exit") {  // every PE ends with status 5
+    if (me == 0) nvshmem_global_exit(5);
+    nvshmem_barrier_all();
+    sleep(30);
+  } else if (c == "late") {
+    nvshmem_barrier_all();
+  } else {
+    std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
+    return 2;
+  }
+  nvshmem_finalize();
+  return 0;
+}

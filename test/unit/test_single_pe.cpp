@@ -1,0 +1,72 @@
+// The public API in a job of one PE (no launcher), on the CPU backend.
+#include <gtest/gtest.h>
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+class SinglePe : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    ASSERT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
+    nvshmem_init();
+  }
+  void TearDown() override {
+    nvshmem_finalize();
+    EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
+  }
+};
+const auto* const env = ::testing::AddGlobalTestEnvironment(new SinglePe);
+
+TEST(SinglePe, Queries) {
+  EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_IS_INITIALIZED);
+  EXPECT_EQ(nvshmem_my_pe(), 0);
+  EXPECT_EQ(nvshmem_n_pes(), 1);
+  EXPECT_EQ(nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE), 1);
+  EXPECT_EQ(nvshmem_team_my_pe(NVSHMEM_TEAM_SHARED), 0);
+}
+
+TEST(SinglePe, VersionQueries) {
+  int major = 0, minor = 0, patch = 0;
+  nvshmem_info_get_version(&major, &minor);
+  EXPECT_EQ(major, 1);
+  EXPECT_EQ(minor, 3);
+  nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+  EXPECT_EQ(major * 10000 + minor * 100 + patch, NVSHMEM_VENDOR_VERSION);
+  EXPECT_EQ(NVSHMEM_VENDOR_VERSION, 30405);
+  char name[NVSHMEM_MAX_NAME_LEN];
+  nvshmem_info_get_name(name);
+  EXPECT_EQ(std::string(name), NVSHMEM_VENDOR_STRING);
+  EXPECT_NE(std::string(name).find(GSHMEM_VERSION_STRING), std::string::npos);
+  EXPECT_STREQ(gshmem_status_string(GSHMEM_ERROR_TIMEOUT), "GSHMEM_ERROR_TIMEOUT");
+}
+
+TEST(SinglePe, PutGetToSelf) {
+  auto* buf = static_cast<unsigned char*>(nvshmem_malloc(1 << 20));
+  ASSERT_NE(buf, nullptr);
+  std::vector<unsigned char> src(1 << 20), dst(1 << 20);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 3);
+  nvshmem_putmem(buf + 1, src.data(), src.size() - 1, 0);
+  nvshmem_getmem(dst.data(), buf + 1, src.size() - 1, 0);
+  EXPECT_EQ(0, std::memcmp(src.data(), dst.data(), src.size() - 1));
+  nvshmem_int_p(reinterpret_cast<int*>(buf), 77, 0);
+  EXPECT_EQ(nvshmem_int_g(reinterpret_cast<int*>(buf), 0), 77);
+  nvshmem_barrier_all();
+  nvshmem_free(buf);
+}
+
+TEST(SinglePeDeathTest, InvalidPeEndsTheProgramWithTheRange) {
+  auto* buf = static_cast<char*>(nvshmem_malloc(64));
+  char src[8] = {};
+  EXPECT_EXIT(nvshmem_putmem(buf, src, 8, 1), ::testing::ExitedWithCode(1),
+              "nvshmem_putmem: PE 1 is out of range: valid PEs are 0 to 0 \\(1 PEs\\)");
+  EXPECT_EXIT(nvshmem_getmem(src, src, 8, 0), ::testing::ExitedWithCode(1),
+              "nvshmem_getmem: the source 0x[0-9a-f]+ \\(8 bytes\\) is not inside the symmetric heap");
+  nvshmem_free(buf);
+}
+
+}  // namespace

@@ -1,0 +1,212 @@
+// The TCP bootstrap in one process: a hub thread and one thread per PE.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/tcp_client.h"
+#include "bootstrap/tcp_hub.h"
+#include "util/log.h"
+#include "util/socket.h"
+
+namespace gshmem {
+namespace {
+
+class RecordingListener : public TcpHub::Listener {
+ public:
+  void on_abort(int rank, int code, const std::string& why) override {
+    aborted_rank = rank;
+    abort_code = code;
+  }
+  std::atomic<int> aborted_rank{-1};
+  std::atomic<int> abort_code{0};
+};
+
+struct Job {
+  explicit Job(int n, double timeout = 20) {
+    int port = 0;
+    EXPECT_EQ(tcp_listen("127.0.0.1", 0, &fd, &port), GSHMEM_SUCCESS);
+    root = "127.0.0.1:" + std::to_string(port);
+    opt.size = n;
+    opt.timeout_s = timeout;
+    EXPECT_EQ(random_bytes(opt.secret, 16), GSHMEM_SUCCESS);
+    hub = std::make_unique<TcpHub>(std::move(fd), opt, &listener);
+    thread = std::thread([this] { hub->run(); });
+  }
+  ~Job() {
+    hub->stop();
+    thread.join();
+  }
+  Status join(int rank, std::unique_ptr<Bootstrap>* out, double timeout = 20) {
+    return connect_tcp_bootstrap(root, opt.secret, rank, opt.size, timeout, out);
+  }
+  Fd fd;
+  std::string root;
+  TcpHub::Options opt;
+  RecordingListener listener;
+  std::unique_ptr<TcpHub> hub;
+  std::thread thread;
+};
+
+// Runs `body(rank, bootstrap)` on one thread per PE.
+template <class F>
+void run_pes(Job& job, int n, F body) {
+  std::vector<std::thread> pes;
+  for (int r = 0; r < n; ++r) {
+    pes.emplace_back([&, r] {
+      std::unique_ptr<Bootstrap> b;
+      ASSERT_EQ(job.join(r, &b), GSHMEM_SUCCESS);
+      body(r, *b);
+      b->finalize();
+    });
+  }
+  for (auto& t : pes) t.join();
+}
+
+TEST(TcpBootstrap, Collectives) {
+  const int n = 5;
+  Job job(n);
+  run_pes(job, n, [&](int r, Bootstrap& b) {
+    EXPECT_EQ(b.rank(), r);
+    EXPECT_EQ(b.size(), n);
+    // allgather, also in place
+    std::vector<uint64_t> all(n);
+    uint64_t mine = 1000 + r;
+    ASSERT_EQ(b.allgather(&mine, all.data(), sizeof mine), GSHMEM_SUCCESS);
+    for (int i = 0; i < n; ++i) EXPECT_EQ(all[i], 1000u + i);
+    std::vector<int> inplace(n, -1);
+    inplace[r] = r * 7;
+    ASSERT_EQ(b.allgather(&inplace[r], inplace.data(), sizeof(int)), GSHMEM_SUCCESS);
+    for (int i = 0; i < n; ++i) EXPECT_EQ(inplace[i], i * 7);
+    // alltoall: block j goes to PE j
+    std::vector<int> send(n), recv(n, -1);
+    for (int j = 0; j < n; ++j) send[j] = r * 100 + j;
+    ASSERT_EQ(b.alltoall(send.data(), recv.data(), sizeof(int)), GSHMEM_SUCCESS);
+    for (int j = 0; j < n; ++j) EXPECT_EQ(recv[j], j * 100 + r);
+    // broadcast from the last PE
+    char text[16] = {};
+    if (r == n - 1) std::strcpy(text, "from the root");
+    ASSERT_EQ(b.broadcast(text, sizeof text, n - 1), GSHMEM_SUCCESS);
+    EXPECT_STREQ(text, "from the root");
+    for (int i = 0; i < 20; ++i) ASSERT_EQ(b.barrier(), GSHMEM_SUCCESS);
+  });
+}
+
+TEST(TcpBootstrap, TimeoutFailsEveryWaitingPeAndNamesTheMissingOne) {
+  Job job(3, /*timeout=*/0.5);
+  std::vector<Status> results(2, GSHMEM_SUCCESS);
+  testing::internal::CaptureStderr();
+  std::vector<std::thread> pes;
+  for (int r = 0; r < 2; ++r) {  // PE 2 never comes
+    pes.emplace_back([&, r] {
+      std::unique_ptr<Bootstrap> b;
+      ASSERT_EQ(job.join(r, &b), GSHMEM_SUCCESS);
+      results[r] = b->barrier();
+    });
+  }
+  for (auto& t : pes) t.join();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(results[0], GSHMEM_ERROR_TIMEOUT);
+  EXPECT_EQ(results[1], GSHMEM_ERROR_TIMEOUT);
+  EXPECT_NE(err.find("PEs 0, 1 joined it"), std::string::npos) << err;
+  EXPECT_NE(err.find("PEs 2 never connected"), std::string::npos) << err;
+}
+
+TEST(TcpBootstrap, LatePeIsNamedAsNotArrived) {
+  Job job(2, /*timeout=*/0.5);
+  Status result = GSHMEM_SUCCESS;
+  std::unique_ptr<Bootstrap> late;
+  ASSERT_EQ(job.join(1, &late), GSHMEM_SUCCESS);  // connected, but never joins the barrier
+  testing::internal::CaptureStderr();
+  std::thread t([&] {
+    std::unique_ptr<Bootstrap> b;
+    ASSERT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
+    result = b->barrier();
+  });
+  t.join();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(result, GSHMEM_ERROR_TIMEOUT);
+  EXPECT_NE(err.find("PEs 1 did not arrive within 0.5 s (GSHMEM_BOOTSTRAP_TIMEOUT)"), std::string::npos) << err;
+}
+
+TEST(TcpBootstrap, DisagreeingCallsFailInsteadOfHanging) {
+  Job job(2);
+  std::vector<Status> results(2, GSHMEM_SUCCESS);
+  std::vector<std::thread> pes;
+  for (int r = 0; r < 2; ++r) {
+    pes.emplace_back([&, r] {
+      std::unique_ptr<Bootstrap> b;
+      ASSERT_EQ(job.join(r, &b), GSHMEM_SUCCESS);
+      std::vector<char> buf(2 * (r + 1) * 8);
+      results[r] = b->allgather(buf.data(), buf.data(), static_cast<size_t>((r + 1) * 8));
+    });
+  }
+  for (auto& t : pes) t.join();
+  EXPECT_EQ(results[0], GSHMEM_ERROR_SYMMETRY);
+  EXPECT_EQ(results[1], GSHMEM_ERROR_SYMMETRY);
+}
+
+TEST(TcpBootstrap, PeThatLeavesFailsTheOthersAtOnce) {
+  Job job(2, /*timeout=*/60);
+  Status waiting = GSHMEM_SUCCESS;
+  auto start = Clock::now();
+  std::thread a([&] {
+    std::unique_ptr<Bootstrap> b;
+    ASSERT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
+    waiting = b->barrier();
+  });
+  std::thread c([&] {
+    std::unique_ptr<Bootstrap> b;
+    ASSERT_EQ(job.join(1, &b), GSHMEM_SUCCESS);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    b.reset();  // closes the connection without a goodbye, as a crash does
+  });
+  a.join();
+  c.join();
+  EXPECT_EQ(waiting, GSHMEM_ERROR_PEER_GONE);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 30.0) << "did not wait for the timeout";
+}
+
+TEST(TcpBootstrap, WrongSecretIsRefused) {
+  Job job(1);
+  uint8_t wrong[16];
+  std::memcpy(wrong, job.opt.secret, 16);
+  wrong[0] ^= 1;
+  std::unique_ptr<Bootstrap> b;
+  EXPECT_EQ(connect_tcp_bootstrap(job.root, wrong, 0, 1, 5, &b), GSHMEM_ERROR_BOOTSTRAP);
+  // The real PE can still join afterwards.
+  EXPECT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->barrier(), GSHMEM_SUCCESS);
+}
+
+TEST(TcpBootstrap, SameRankTwiceIsRefused) {
+  Job job(2);
+  std::unique_ptr<Bootstrap> first, second;
+  ASSERT_EQ(job.join(0, &first), GSHMEM_SUCCESS);
+  EXPECT_EQ(job.join(0, &second), GSHMEM_ERROR_BOOTSTRAP);
+}
+
+TEST(TcpBootstrap, AbortReachesTheLauncher) {
+  Job job(1);
+  std::unique_ptr<Bootstrap> b;
+  ASSERT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
+  std::thread t([&] { b->abort_job(7, "test"); });
+  for (int i = 0; i < 200 && job.listener.aborted_rank < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(job.listener.aborted_rank, 0);
+  EXPECT_EQ(job.listener.abort_code, 7);
+  t.detach();  // abort_job waits for the launcher to end the process
+}
+
+TEST(SipHash, ReferenceVector) {
+  // SipHash-2-4 test vector: key 00..0f, message 00..0e (15 bytes) -> a129ca6149be45e5.
+  uint8_t key[16], msg[15];
+  for (int i = 0; i < 16; ++i) key[i] = static_cast<uint8_t>(i);
+  for (int i = 0; i < 15; ++i) msg[i] = static_cast<uint8_t>(i);
+  EXPECT_EQ(siphash24(key, msg, 15), 0xa129ca6149be45e5ull);
+  EXPECT_EQ(siphash24(key, msg, 0), 0x726fdb47dd0e0e31ull);
+}
+
+}  // namespace
+}  // namespace gshmem
