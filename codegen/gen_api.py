@@ -212,7 +212,7 @@ def gen_host_header(types):
 def gen_device_header(types):
     out = [f"// {HEADER_NOTE}",
            "// Device definitions of the NVSHMEM names: one-line forwards into the native templates of",
-           "// gshmem/device/. Seen only in the device compilation pass.",
+           "// gshmem/device/, seen in the device compilation pass.",
            "#pragma once", "",
            "#if defined(__CUDA_ARCH__)",
            '#include "gshmem/device/device.cuh"', "",
@@ -227,7 +227,17 @@ def gen_device_header(types):
     out.append("")
     for guard, where, ret, name, params, _, device in typed_rma(types):
         out.append(f"GSHMEMI_DEVICE {ret} {name}({params}) {{ {device}; }}")
-    out += ["", "#undef GSHMEMI_DEVICE", "#endif  // __CUDA_ARCH__", ""]
+    out += ["", "#undef GSHMEMI_DEVICE", "",
+            "#elif defined(__CUDACC__)",
+            "// Host pass: declarations of the device-only names, so that device code parses; the host pass",
+            "// emits no code for them.",
+            '#include "gshmem/compat/nvshmem_types.h"']
+    for ret, name, params, device, doc in DEVICE_ONLY_PLAIN:
+        out.append(f"__device__ {ret} {name}({params});")
+    for guard, where, ret, name, params, _, device in typed_rma(types):
+        if where == "device":
+            out.append(f"__device__ {ret} {name}({params});")
+    out += ["#endif  // __CUDA_ARCH__", ""]
     return "\n".join(out)
 
 
@@ -262,12 +272,94 @@ def gen_device_name_list(types):
     return "\n".join(names) + "\n"
 
 
+def gen_gpu_names_test(types):
+    """A device function per RMA type (and one for the sized and mem forms) that calls every RMA
+    name of it once, each on its own slot of 8 elements, so the test can check each call's data."""
+    out = [f"// {HEADER_NOTE}",
+           "// Calls every typed, sized and mem RMA name of the device API once (test/gpu/gpu_names.cu).",
+           "// Slots of 8 elements: puts write slot k of `sym` on `pe` from slot k of `src`; gets read slot k",
+           "// of `peer_src` (a symmetric array) on `pe` into slot k of `res`. Thread-scope calls are made by",
+           "// thread 0, warp-scope calls by warp 0, block-scope calls by the whole block.",
+           "#pragma once", "",
+           "#define GSHMEMT_THREAD0 if (threadIdx.x == 0)",
+           "#define GSHMEMT_WARP0 if (threadIdx.x < 32)", ""]
+    entries = []
+    for t in types:
+        if "RMA" not in t["classes"]:
+            continue
+        n, c = t["name"], t["ctype"]
+        guard = "FP16" in t["classes"]
+        body = [f"__device__ void gshmemt_rma_names_{n}(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {{",
+                f"  {c} *sym = static_cast<{c} *>(sym_v);",
+                f"  const {c} *src = static_cast<const {c} *>(src_v);",
+                f"  {c} *res = static_cast<{c} *>(res_v);",
+                f"  const {c} *peer_src = static_cast<const {c} *>(peer_src_v);",
+                f"  GSHMEMT_THREAD0 nvshmem_{n}_p(sym + 0, src[0], pe);",
+                f"  GSHMEMT_THREAD0 res[0] = nvshmem_{n}_g(peer_src + 0, pe);"]
+        slot = 1
+        for op, _, _ in RMA_OPS:
+            a, b = ("sym", "src") if op.startswith("put") else ("res", "peer_src")
+            body.append(f"  GSHMEMT_THREAD0 nvshmem_{n}_{op}({a} + {slot * 8}, {b} + {slot * 8}, 8, pe);")
+            slot += 1
+            for scope, _ in SCOPES:
+                prefix = "GSHMEMT_WARP0 " if scope == "warp" else ""
+                body.append(f"  {prefix}nvshmemx_{n}_{op}_{scope}({a} + {slot * 8}, {b} + {slot * 8}, 8, pe);")
+                slot += 1
+        body.append("}")
+        if guard:
+            out.append("#if defined(GSHMEMI_HAVE_CUDA_FP16)")
+        out += body
+        if guard:
+            out.append("#endif")
+        entries.append((guard, n, c, slot))
+    # Sized and mem forms on bytes: slot = 8 elements of the form's width (mem: 8 bytes).
+    body = ["__device__ void gshmemt_rma_names_sized(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {",
+            "  char *sym = static_cast<char *>(sym_v);",
+            "  const char *src = static_cast<const char *>(src_v);",
+            "  char *res = static_cast<char *>(res_v);",
+            "  const char *peer_src = static_cast<const char *>(peer_src_v);"]
+    offset = 0
+    for bits in SIZES + ["mem"]:
+        width = 8 if bits == "mem" else bits // 8 * 8  # bytes per slot
+        count = 8 if bits != "mem" else 8
+        for op, _, _ in RMA_OPS:
+            direction = "put" if op.startswith("put") else "get"
+            suffix = op[len(direction):]
+            fname = f"{direction}{bits}{suffix}"
+            a, b = ("sym", "src") if direction == "put" else ("res", "peer_src")
+            body.append(f"  GSHMEMT_THREAD0 nvshmem_{fname}({a} + {offset}, {b} + {offset}, {count}, pe);")
+            offset += width
+            for scope, _ in SCOPES:
+                prefix = "GSHMEMT_WARP0 " if scope == "warp" else ""
+                body.append(f"  {prefix}nvshmemx_{fname}_{scope}({a} + {offset}, {b} + {offset}, {count}, pe);")
+                offset += width
+    body.append("}")
+    out += body
+    out += ["", "// One row per type: its name, element size, and the number of 8-element slots it uses.",
+            "struct GshmemtRmaNames {", "  const char *name;", "  size_t elem;", "  int slots;",
+            "  void (*fn)(void *, const void *, void *, const void *, int);", "};",
+            "#define GSHMEMT_RMA_NAMES_TABLE \\"]
+    for guard, n, c, slots in entries:
+        if not guard:
+            out.append(f"  {{\"{n}\", sizeof({c}), {slots}, gshmemt_rma_names_{n}}}, \\")
+    out.append("  /* end */")
+    out.append("#define GSHMEMT_RMA_NAMES_TABLE_FP16 \\")
+    for guard, n, c, slots in entries:
+        if guard:
+            out.append(f"  {{\"{n}\", sizeof({c}), {slots}, gshmemt_rma_names_{n}}}, \\")
+    out.append("  /* end */")
+    out.append(f"#define GSHMEMT_RMA_NAMES_SIZED_BYTES {offset}")
+    out += ["", "#undef GSHMEMT_THREAD0", "#undef GSHMEMT_WARP0", ""]
+    return "\n".join(out)
+
+
 OUTPUTS = {
     "include/gshmem/compat/gen/nvshmem_host.h": gen_host_header,
     "include/gshmem/compat/gen/nvshmem_device.cuh": gen_device_header,
     "src/compat/gen/nvshmem_host.cpp": gen_host_source,
     "codegen/gen/host_symbols.txt": gen_symbol_list,
     "codegen/gen/device_names.txt": gen_device_name_list,
+    "test/gpu/gen/rma_names.cuh": gen_gpu_names_test,
 }
 
 
