@@ -1,0 +1,338 @@
+// Common code of the perftests: option parsing and result tables. No CUDA calls here (see perftest.h).
+#include "perftest.h"
+
+#include <getopt.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+bool is_pe0() { return nvshmem_my_pe() == 0; }
+
+// Ends every PE with `status`. All PEs run the same parser on the same argv, so all of them get here
+// together and the collective nvshmem_finalize() does not wait for a PE that went elsewhere.
+[[noreturn]] void finish(int status) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  nvshmem_finalize();
+  std::exit(status);
+}
+
+[[noreturn]] void usage_error(const char *fmt, const char *arg) {
+  if (is_pe0()) {
+    std::fprintf(stderr, "error: ");
+    std::fprintf(stderr, fmt, arg);
+    std::fprintf(stderr, " (-h lists the options)\n");
+  }
+  finish(1);
+}
+
+void print_usage(const char *prog) {
+  std::printf(
+      "Usage: %s [options]\n"
+      "  -b, --min_size SIZE         smallest message size in bytes [4]\n"
+      "  -e, --max_size SIZE         largest message size in bytes [4M]\n"
+      "                              (SIZE accepts the suffixes k, m, g: powers of 1024)\n"
+      "  -f, --step N                factor between consecutive sizes [2]\n"
+      "  -n, --iters N               timed iterations [10]\n"
+      "  -w, --warmup_iters N        warm-up iterations [5]\n"
+      "  -c, --ctas N                CTAs of device kernels [32]\n"
+      "  -t, --threads_per_cta N     threads per CTA of device kernels [256]\n"
+      "  -d, --datatype T            int, long, longlong, ulonglong, size, ptrdiff, float, double, uint,\n"
+      "                              int32, uint32, int64, uint64, fp16, bf16 [int]\n"
+      "  -o, --reduce_op OP          min, max, sum, prod, and, or, xor [sum]\n"
+      "  -s, --scope S               thread, warp, block, all [all]\n"
+      "  -i, --stride N              stride between elements [1]\n"
+      "  -a, --atomic_op OP          inc, fetch_inc, set, add, fetch_add, and, fetch_and, or, fetch_or,\n"
+      "                              xor, fetch_xor, swap, compare_swap [inc]\n"
+      "      --bidir                 transfer in both directions at once\n"
+      "      --dir read|write        get (read) or put (write) [write]\n"
+      "      --issue on_stream|host  host operations ordered on a CUDA stream or issued by the CPU [on_stream]\n"
+      "      --cudagraph             capture the on-stream operations in a CUDA graph\n"
+      "  -h, --help                  this text\n"
+      "Each test uses only the options that apply to it.\n",
+      prog);
+}
+
+// A size in bytes: a decimal number, optionally followed by k, m or g (powers of 1024, any case).
+bool parse_size(const char *s, size_t *out) {
+  if (s == nullptr || *s == '\0' || *s == '-') return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno != 0 || end == s) return false;
+  unsigned shift = 0;
+  switch (*end) {
+    case '\0':
+      break;
+    case 'k':
+    case 'K':
+      shift = 10;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30;
+      break;
+    default:
+      return false;
+  }
+  if (*end != '\0' && end[1] != '\0') return false;
+  if (shift != 0 && v > (UINT64_MAX >> shift)) return false;
+  *out = static_cast<size_t>(v << shift);
+  return true;
+}
+
+// A decimal integer in [lo, hi].
+bool parse_int(const char *s, long lo, long hi, int *out) {
+  if (s == nullptr || *s == '\0') return false;
+  errno = 0;
+  char *end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+struct DatatypeInfo {
+  const char *name;
+  size_t size;
+};
+
+// Sizes of the -d types as NVSHMEM's typed APIs define them (fp16/bf16: 2 bytes).
+const DatatypeInfo kDatatypes[] = {
+    {"int", sizeof(int)},
+    {"long", sizeof(long)},
+    {"longlong", sizeof(long long)},
+    {"ulonglong", sizeof(unsigned long long)},
+    {"size", sizeof(size_t)},
+    {"ptrdiff", sizeof(ptrdiff_t)},
+    {"float", sizeof(float)},
+    {"double", sizeof(double)},
+    {"uint", sizeof(unsigned int)},
+    {"int32", 4},
+    {"uint32", 4},
+    {"int64", 8},
+    {"uint64", 8},
+    {"fp16", 2},
+    {"bf16", 2},
+};
+
+const char *const kReduceOps[] = {"min", "max", "sum", "prod", "and", "or", "xor"};
+const char *const kAtomicOps[] = {"inc", "fetch_inc", "set", "add",       "fetch_add", "and",         "fetch_and",
+                                  "or",  "fetch_or",  "xor", "fetch_xor", "swap",      "compare_swap"};
+
+template <size_t N>
+bool one_of(const char *s, const char *const (&names)[N]) {
+  for (const char *n : names) {
+    if (std::strcmp(s, n) == 0) return true;
+  }
+  return false;
+}
+
+const char *dir_name(PerftestDir d) { return d == PerftestDir::kWrite ? "write" : "read"; }
+const char *issue_name(PerftestIssue i) { return i == PerftestIssue::kHost ? "host" : "on_stream"; }
+
+// Long-only options get values above any character.
+enum LongOnly { kOptBidir = 256, kOptDir, kOptIssue, kOptCudagraph };
+
+}  // namespace
+
+const char *perftest_scope_name(PerftestScope scope) {
+  switch (scope) {
+    case PerftestScope::kThread:
+      return "thread";
+    case PerftestScope::kWarp:
+      return "warp";
+    case PerftestScope::kBlock:
+      return "block";
+    default:
+      return "all";
+  }
+}
+
+void perftest_parse_args(int argc, char **argv, PerftestOptions *opts) {
+  static const struct option kLongOptions[] = {
+      {"min_size", required_argument, nullptr, 'b'},
+      {"max_size", required_argument, nullptr, 'e'},
+      {"step", required_argument, nullptr, 'f'},
+      {"iters", required_argument, nullptr, 'n'},
+      {"warmup_iters", required_argument, nullptr, 'w'},
+      {"ctas", required_argument, nullptr, 'c'},
+      {"threads_per_cta", required_argument, nullptr, 't'},
+      {"datatype", required_argument, nullptr, 'd'},
+      {"reduce_op", required_argument, nullptr, 'o'},
+      {"scope", required_argument, nullptr, 's'},
+      {"stride", required_argument, nullptr, 'i'},
+      {"atomic_op", required_argument, nullptr, 'a'},
+      {"bidir", no_argument, nullptr, kOptBidir},
+      {"dir", required_argument, nullptr, kOptDir},
+      {"issue", required_argument, nullptr, kOptIssue},
+      {"cudagraph", no_argument, nullptr, kOptCudagraph},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  opterr = 0;  // errors are reported below, by PE 0 only
+  int c;
+  while ((c = getopt_long(argc, argv, ":b:e:f:n:w:c:t:d:o:s:i:a:h", kLongOptions, nullptr)) != -1) {
+    switch (c) {
+      case 'b':
+        if (!parse_size(optarg, &opts->min_size) || opts->min_size == 0) usage_error("bad -b/--min_size '%s'", optarg);
+        break;
+      case 'e':
+        if (!parse_size(optarg, &opts->max_size) || opts->max_size == 0) usage_error("bad -e/--max_size '%s'", optarg);
+        break;
+      case 'f': {
+        size_t step = 0;
+        if (!parse_size(optarg, &step) || step < 2) usage_error("bad -f/--step '%s' (an integer >= 2)", optarg);
+        opts->step = step;
+        break;
+      }
+      case 'n':
+        if (!parse_int(optarg, 1, INT32_MAX, &opts->iters)) usage_error("bad -n/--iters '%s' (>= 1)", optarg);
+        break;
+      case 'w':
+        if (!parse_int(optarg, 0, INT32_MAX, &opts->warmup_iters)) usage_error("bad -w/--warmup_iters '%s'", optarg);
+        break;
+      case 'c':
+        if (!parse_int(optarg, 1, INT32_MAX, &opts->ctas)) usage_error("bad -c/--ctas '%s' (>= 1)", optarg);
+        break;
+      case 't':
+        if (!parse_int(optarg, 1, 1024, &opts->threads_per_cta)) {
+          usage_error("bad -t/--threads_per_cta '%s' (1 to 1024)", optarg);
+        }
+        break;
+      case 'd': {
+        bool found = false;
+        for (const DatatypeInfo &d : kDatatypes) {
+          if (std::strcmp(optarg, d.name) == 0) {
+            opts->datatype = d.name;
+            opts->datatype_size = d.size;
+            found = true;
+          }
+        }
+        if (!found) usage_error("unknown -d/--datatype '%s'", optarg);
+        break;
+      }
+      case 'o':
+        if (!one_of(optarg, kReduceOps)) usage_error("unknown -o/--reduce_op '%s'", optarg);
+        opts->reduce_op = optarg;
+        break;
+      case 's':
+        if (std::strcmp(optarg, "thread") == 0) {
+          opts->scope = PerftestScope::kThread;
+        } else if (std::strcmp(optarg, "warp") == 0) {
+          opts->scope = PerftestScope::kWarp;
+        } else if (std::strcmp(optarg, "block") == 0) {
+          opts->scope = PerftestScope::kBlock;
+        } else if (std::strcmp(optarg, "all") == 0) {
+          opts->scope = PerftestScope::kAll;
+        } else {
+          usage_error("unknown -s/--scope '%s' (thread, warp, block or all)", optarg);
+        }
+        break;
+      case 'i':
+        if (!parse_int(optarg, 1, INT32_MAX, &opts->stride)) usage_error("bad -i/--stride '%s' (>= 1)", optarg);
+        break;
+      case 'a':
+        if (!one_of(optarg, kAtomicOps)) usage_error("unknown -a/--atomic_op '%s'", optarg);
+        opts->atomic_op = optarg;
+        break;
+      case kOptBidir:
+        opts->bidir = true;
+        break;
+      case kOptDir:
+        if (std::strcmp(optarg, "write") == 0) {
+          opts->dir = PerftestDir::kWrite;
+        } else if (std::strcmp(optarg, "read") == 0) {
+          opts->dir = PerftestDir::kRead;
+        } else {
+          usage_error("unknown --dir '%s' (read or write)", optarg);
+        }
+        break;
+      case kOptIssue:
+        if (std::strcmp(optarg, "on_stream") == 0) {
+          opts->issue = PerftestIssue::kOnStream;
+        } else if (std::strcmp(optarg, "host") == 0) {
+          opts->issue = PerftestIssue::kHost;
+        } else {
+          usage_error("unknown --issue '%s' (on_stream or host)", optarg);
+        }
+        break;
+      case kOptCudagraph:
+        opts->use_graph = true;
+        break;
+      case 'h':
+        if (is_pe0()) print_usage(argv[0]);
+        finish(0);
+      case ':':
+        usage_error("option '%s' needs a value", argv[optind - 1]);
+      default:
+        usage_error("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);
+  if (opts->min_size > opts->max_size) usage_error("%s", "-b/--min_size is larger than -e/--max_size");
+  perftest_print_options(*opts);
+}
+
+void perftest_print_options(const PerftestOptions &o) {
+  if (!is_pe0()) return;
+  std::printf("Runtime options after parsing command line arguments\n");
+  std::printf(
+      "min_size: %zu, max_size: %zu, step_factor: %zu, iterations: %d, warmup iterations: %d, number of ctas: %d, "
+      "threads per cta: %d, stride: %d, datatype: %s, reduce_op: %s, threadgroup_scope: %s, atomic_op: %s, dir: %s, "
+      "bidirectional: %d, putget_issue: %s, use_graph: %d\n",
+      o.min_size, o.max_size, o.step, o.iters, o.warmup_iters, o.ctas, o.threads_per_cta, o.stride, o.datatype.c_str(),
+      o.reduce_op.c_str(), perftest_scope_name(o.scope), o.atomic_op.c_str(), dir_name(o.dir), o.bidir ? 1 : 0,
+      issue_name(o.issue), o.use_graph ? 1 : 0);
+  std::printf("Note: above is the full list of options; any given test uses only a subset of them.\n");
+  std::fflush(stdout);
+}
+
+void perftest_require_npes(int npes, const char *program) {
+  int have = nvshmem_n_pes();
+  if (have == npes) return;
+  if (is_pe0()) {
+    std::fprintf(stderr, "%s: this test needs exactly %d PEs, but the job has %d (start it with e.g. -n %d)\n", program,
+                 npes, have, npes);
+  }
+  finish(1);
+}
+
+std::vector<size_t> perftest_sizes(const PerftestOptions &opts) {
+  std::vector<size_t> sizes;
+  for (size_t s = opts.min_size; s <= opts.max_size; s *= opts.step) {
+    sizes.push_back(s);
+    if (s > SIZE_MAX / opts.step) break;  // the next size would overflow
+  }
+  return sizes;
+}
+
+void print_table_basic(const char *job_name, const char *subjob_name, const char *var_name, const char *units,
+                       char plus_minus, const size_t *sizes, const double *values, int num_entries) {
+  if (!is_pe0()) return;
+  const char *mro = std::getenv("NVSHMEM_MACHINE_READABLE_OUTPUT");
+  if (mro != nullptr && std::atoi(mro) != 0) {
+    std::printf("%s\n", job_name);
+    for (int i = 0; i < num_entries; ++i) {
+      if (sizes[i] == 0 || values[i] == 0.0) continue;
+      std::printf("&&&& PERF %s___%s___size__%zu___%s %lf %c%s\n", job_name, subjob_name, sizes[i], var_name, values[i],
+                  plus_minus, units);
+    }
+  } else {
+    std::string column = std::string(var_name) + " (" + units + ")";
+    std::printf("#%10s\n", job_name);
+    std::printf("%-10s  %-8s  %-16s\n", "size(B)", "scope", column.c_str());
+    for (int i = 0; i < num_entries; ++i) {
+      if (sizes[i] == 0 || values[i] == 0.0) continue;
+      std::printf("%-10lu  %-8s  %-16.6lf\n", static_cast<unsigned long>(sizes[i]), subjob_name, values[i]);
+    }
+  }
+  std::fflush(stdout);
+}

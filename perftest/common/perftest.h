@@ -1,0 +1,126 @@
+// Common code of the perftests: command-line options, result tables, start-up and CUDA error checks.
+//
+// The perftests are NVSHMEM programs: they include only <nvshmem.h>, <nvshmemx.h>, CUDA and standard
+// headers, so the same sources build against gshmem and against NVSHMEM. Their flags, defaults and
+// output formats are those of NVSHMEM's perftests, so that one command line runs against both
+// libraries and the outputs can be compared line by line.
+//
+// CUDA: PERFTEST_HAVE_CUDA=1 enables every CUDA call. It is on in CUDA translation units (nvcc,
+// __CUDACC__) and, for host programs, when the build defines it (CMake does so when the CUDA toolkit
+// is found). Without it the host programs make no CUDA call at all and behave as on a machine with
+// no GPU. perftest.cpp itself makes no CUDA call, so one build of it serves every program.
+#ifndef PERFTEST_COMMON_PERFTEST_H_
+#define PERFTEST_COMMON_PERFTEST_H_
+
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#if !defined(PERFTEST_HAVE_CUDA) && defined(__CUDACC__)
+#define PERFTEST_HAVE_CUDA 1
+#endif
+#ifndef PERFTEST_HAVE_CUDA
+#define PERFTEST_HAVE_CUDA 0
+#endif
+
+#if PERFTEST_HAVE_CUDA
+#include <cuda_runtime.h>
+
+// Checks the cudaError_t of `call`; on failure prints file:line, the call and the error string, and
+// ends the process with status 1 (the launcher then stops the other PEs).
+#define CUDA_CHECK(call)                                                                    \
+  do {                                                                                      \
+    cudaError_t perftest_err_ = (call);                                                     \
+    if (perftest_err_ != cudaSuccess) {                                                     \
+      std::fprintf(stderr, "%s:%d: CUDA error in %s: %s (%s)\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(perftest_err_), cudaGetErrorName(perftest_err_));     \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+// After a kernel launch: checks the launch error (configuration, resources) without waiting for
+// the kernel.
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+#endif
+
+// Thread-group scope of a device-initiated operation (-s). kAll means "the test's default" for tests
+// that measure one scope, and "every scope" for tests that measure all of them.
+enum class PerftestScope { kAll, kThread, kWarp, kBlock };
+// Direction of a point-to-point transfer (--dir): write = put, read = get.
+enum class PerftestDir { kWrite, kRead };
+// Who issues host-side operations (--issue): the CPU directly, or ordered on a CUDA stream.
+enum class PerftestIssue { kOnStream, kHost };
+
+// The parsed command line. Defaults are NVSHMEM's (shown in brackets by -h).
+struct PerftestOptions {
+  size_t min_size = 4;                             // -b, bytes
+  size_t max_size = 4u << 20;                      // -e, bytes
+  size_t step = 2;                                 // -f, multiplicative step between sizes
+  int iters = 10;                                  // -n, timed iterations
+  int warmup_iters = 5;                            // -w, untimed iterations before the timed ones
+  int ctas = 32;                                   // -c, CTAs of device kernels
+  int threads_per_cta = 256;                       // -t, threads per CTA of device kernels
+  std::string datatype = "int";                    // -d
+  size_t datatype_size = sizeof(int);              // bytes of one element of `datatype`
+  std::string reduce_op = "sum";                   // -o
+  PerftestScope scope = PerftestScope::kAll;       // -s
+  int stride = 1;                                  // -i
+  std::string atomic_op = "inc";                   // -a
+  bool bidir = false;                              // --bidir
+  PerftestDir dir = PerftestDir::kWrite;           // --dir
+  PerftestIssue issue = PerftestIssue::kOnStream;  // --issue
+  bool use_graph = false;                          // --cudagraph
+};
+
+// Starts the library the way NVSHMEM's perftests do: nvshmem_init(); then, if CUDA reports at least
+// one device, selects device (PE number within the node) % (device count); then nvshmem_barrier_all()
+// (which binds the GPU). Returns whether a GPU was selected; false without CUDA support or when
+// cudaGetDeviceCount fails or reports none (the CPU backend is used then).
+// Internal linkage on purpose: each translation unit compiles it with its own PERFTEST_HAVE_CUDA.
+static inline bool perftest_init() {
+  nvshmem_init();
+  bool have_gpu = false;
+#if PERFTEST_HAVE_CUDA
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0) {
+    CUDA_CHECK(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % ndev));
+    have_gpu = true;
+  } else {
+    (void)cudaGetLastError();  // "no device" / "no driver" is not an error here
+  }
+#endif
+  nvshmem_barrier_all();
+  return have_gpu;
+}
+
+// Parses argv (after perftest_init: only PE 0 prints). On success PE 0 echoes the options. On -h
+// every PE finalizes and exits 0 after PE 0 printed the usage; on an invalid argument likewise with
+// status 1 and a message. Every PE parses the same argv, so all of them take the same path.
+void perftest_parse_args(int argc, char **argv, PerftestOptions *opts);
+
+// Prints the options the way NVSHMEM echoes them (PE 0 only); perftest_parse_args calls it.
+void perftest_print_options(const PerftestOptions &opts);
+
+// Ends the job with a message (from PE 0) and status 1 unless it has exactly `npes` PEs.
+void perftest_require_npes(int npes, const char *program);
+
+// The message sizes: min_size, min_size*step, ... up to and including max_size.
+std::vector<size_t> perftest_sizes(const PerftestOptions &opts);
+
+// Name of a scope as printed in the tables: "thread", "warp", "block" or "all".
+const char *perftest_scope_name(PerftestScope scope);
+
+// Prints a result table on PE 0 (other PEs print nothing): "#<job>", a header
+// "size(B)  scope  <var_name> (<units>)", then one row per entry, skipping entries whose size or
+// value is 0. With NVSHMEM_MACHINE_READABLE_OUTPUT=1 it prints instead the job name and one line
+// "&&&& PERF <job>___<subjob>___size__<bytes>___<var_name> <value> <plus_minus><units>" per entry,
+// where plus_minus is '+' when higher values are better and '-' when lower ones are.
+void print_table_basic(const char *job_name, const char *subjob_name, const char *var_name, const char *units,
+                       char plus_minus, const size_t *sizes, const double *values, int num_entries);
+
+#endif  // PERFTEST_COMMON_PERFTEST_H_
