@@ -21,8 +21,14 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
   { tail -30 "$OUT/configure.log"; exit 1; }
 ninja -C "$BUILD" > "$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; }
 
+export GSHMEM_WAIT_WARN=${GSHMEM_WAIT_WARN:-10}
+step "smoke: gpu_select, example_ring"
+if ! (cd "$BUILD" && ctest -R "^(gpu_select|example_ring)$" --output-on-failure --timeout 45) > "$OUT/ctest-smoke.log" 2>&1; then
+  tail -60 "$OUT/ctest-smoke.log"
+  exit 1
+fi
 step "ctest -L gpu"
-(cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 300 -j 2) > "$OUT/ctest-gpu.log" 2>&1
+(cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 120 -j 2) > "$OUT/ctest-gpu.log" 2>&1
 grep -E "tests passed|Failed|Skipped|\*\*\*" "$OUT/ctest-gpu.log" | head -30
 if [ "${1:-}" != "--quick" ]; then
   step "ctest (everything else)"
@@ -31,7 +37,7 @@ if [ "${1:-}" != "--quick" ]; then
 fi
 
 # NVSHMEM from the Python package, if present: the same perftest sources, built with -rdc.
-NV=$(python3 -c "import nvidia.nvshmem, os; print(os.path.dirname(nvidia.nvshmem.__file__))" 2>/dev/null || true)
+NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null || true)
 NVBIN="$OUT/nvshmem-bin"
 if [ -n "$NV" ] && [ -d "$NV/include" ]; then
   step "build the perftests against NVSHMEM in $NV"
@@ -61,9 +67,9 @@ run() {
   local log="$OUT/runs/$lib.$tag.log"
   mkdir -p "$OUT/runs"
   if [ "$lib" = gshmem ]; then
-    timeout 240 "$BUILD/bin/gshmrun" -n 2 "$bin" "$@" >> "$log" 2>&1
+    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$bin" "$@" >> "$log" 2>&1
   else
-    NVSHMEM_BOOTSTRAP=MPI LD_LIBRARY_PATH="$NV/lib:${LD_LIBRARY_PATH:-}" timeout 240 \
+    NVSHMEM_BOOTSTRAP=MPI LD_LIBRARY_PATH="$NV/lib:${LD_LIBRARY_PATH:-}" timeout 120 \
       mpirun --allow-run-as-root --oversubscribe -np 2 -x NVSHMEM_BOOTSTRAP -x LD_LIBRARY_PATH -x NVSHMEM_DISABLE_NVLS \
       "$bin" "$@" >> "$log" 2>&1
   fi

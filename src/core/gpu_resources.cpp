@@ -2,14 +2,17 @@
 // other, build the heap in GPU memory, load the internal kernels and publish the device state.
 #include "core/gpu_resources.h"
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/module_registry.h"
 #include "gshmem/compat/nvshmem_types.h"
 #include "core/runtime.h"
 #include "util/log.h"
+#include "util/socket.h"
 
 #ifdef GSHMEM_HAVE_CUDA
 #include "util/cuda_driver.h"
@@ -70,8 +73,44 @@ class CudaGpuResources final : public GpuResources {
   Status barrier(void* stream) override {
     CUstream s = static_cast<CUstream>(stream ? stream : internal_stream_);
     GSHMEM_CU_CHECK(cuLaunchKernel, barrier_fn_, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
-    if (!stream) GSHMEM_CU_CHECK(cuStreamSynchronize, internal_stream_);
-    return GSHMEM_SUCCESS;
+    if (stream) return GSHMEM_SUCCESS;
+    // Wait for the kernel; if it takes long, say which PEs have not arrived.
+    auto start = Clock::now();
+    double next_warn = wait_warn_;
+    int sleep_us = 0;
+    while (true) {
+      CUresult rc = cu().cuStreamQuery(internal_stream_);
+      if (rc == CUDA_SUCCESS) return GSHMEM_SUCCESS;
+      if (rc != CUDA_ERROR_NOT_READY) {
+        GSHMEM_ERROR("nvshmem_barrier_all: %s", cuda_error("the barrier kernel", rc).c_str());
+        return GSHMEM_ERROR_CUDA;
+      }
+      if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+      sleep_us = sleep_us < 100 ? sleep_us + 1 : 100;
+      double waited = std::chrono::duration<double>(Clock::now() - start).count();
+      if (wait_warn_ > 0 && waited >= next_warn) {
+        next_warn += wait_warn_;
+        report_missing(waited);
+      }
+    }
+  }
+
+  // Reads this PE's barrier flags and sequence (on the legacy stream, which does not wait for the
+  // non-blocking internal stream) and names the PEs that have not reached the current barrier.
+  void report_missing(double waited) {
+    std::vector<uint64_t> flags(static_cast<size_t>(npes_));
+    uint64_t seq = 0;
+    if (cu().cuMemcpyDtoH(flags.data(), reinterpret_cast<CUdeviceptr>(flags_), flags.size() * 8) != CUDA_SUCCESS ||
+        cu().cuMemcpyDtoH(&seq, barrier_seq_, 8) != CUDA_SUCCESS) {
+      return;
+    }
+    std::string missing;
+    for (int pe = 0; pe < npes_; ++pe) {
+      if (pe != mype_ && flags[pe] < seq) missing += log::format("%s%d (at barrier %llu)", missing.empty() ? "" : ", ", pe,
+                                                                  static_cast<unsigned long long>(flags[pe]));
+    }
+    GSHMEM_WARN(kColl, "nvshmem_barrier_all has waited %.0f s in barrier %llu for PEs %s (GSHMEM_WAIT_WARN)", waited,
+                static_cast<unsigned long long>(seq), missing.empty() ? "(none: it is finishing)" : missing.c_str());
   }
 
   void synchronize() override {
@@ -100,6 +139,10 @@ class CudaGpuResources final : public GpuResources {
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr barrier_seq_ = 0;
+  uint64_t* flags_ = nullptr;
+  int mype_ = 0;
+  int npes_ = 0;
+  double wait_warn_ = 0;
 };
 
 struct GpuRecord {
@@ -245,6 +288,10 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   st.barrier_flags = rt.barrier_flags_;
   st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
+  res->flags_ = rt.barrier_flags_;
+  res->mype_ = boot.rank();
+  res->npes_ = n;
+  res->wait_warn_ = rt.config_.wait_warn;
   publish_device_state(st);
 
   // No PE may signal a peer's barrier flags before the peer has zeroed them.

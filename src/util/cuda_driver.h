@@ -4,6 +4,7 @@
 
 #ifdef GSHMEM_HAVE_CUDA
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <string>
 
@@ -11,61 +12,63 @@
 
 namespace gshmem {
 
-// Every driver entry point the library uses. Each is resolved by its unversioned name through
-// cuGetProcAddress for the CUDA version of the headers we were built with, so the pointer has
-// the signature the header declares.
+// Every driver entry point the library uses, with the ABI version whose signature we call. Each is
+// resolved through cuGetProcAddress for exactly that version: asking for the newest one would
+// return a different signature where CUDA changed it (cuCtxGetDevice and cuCtxSynchronize take a
+// context since CUDA 13). The pointer types are cudaTypedefs.h's PFN_<name>_v<version>.
 #define GSHMEM_CUDA_DRIVER_FUNCTIONS(X) \
-  X(cuInit)                             \
-  X(cuDriverGetVersion)                 \
-  X(cuGetErrorString)                   \
-  X(cuGetErrorName)                     \
-  X(cuDeviceGetCount)                   \
-  X(cuDeviceGet)                        \
-  X(cuDeviceGetAttribute)               \
-  X(cuDeviceGetName)                    \
-  X(cuDeviceGetUuid)                    \
-  X(cuDeviceGetPCIBusId)                \
-  X(cuDeviceCanAccessPeer)              \
-  X(cuDevicePrimaryCtxRetain)           \
-  X(cuDevicePrimaryCtxRelease)          \
-  X(cuCtxGetCurrent)                    \
-  X(cuCtxSetCurrent)                    \
-  X(cuCtxGetDevice)                     \
-  X(cuCtxSynchronize)                   \
-  X(cuMemGetInfo)                       \
-  X(cuMemGetAllocationGranularity)      \
-  X(cuMemAddressReserve)                \
-  X(cuMemAddressFree)                   \
-  X(cuMemCreate)                        \
-  X(cuMemRelease)                       \
-  X(cuMemMap)                           \
-  X(cuMemUnmap)                         \
-  X(cuMemSetAccess)                     \
-  X(cuMemExportToShareableHandle)       \
-  X(cuMemImportFromShareableHandle)     \
-  X(cuMemAlloc)                         \
-  X(cuMemFree)                          \
-  X(cuMemcpy)                           \
-  X(cuMemcpyAsync)                      \
-  X(cuMemcpyHtoD)                       \
-  X(cuMemcpyDtoH)                       \
-  X(cuMemsetD8)                         \
-  X(cuMemsetD8Async)                    \
-  X(cuStreamCreate)                     \
-  X(cuStreamDestroy)                    \
-  X(cuStreamSynchronize)                \
-  X(cuStreamWaitEvent)                  \
-  X(cuEventCreate)                      \
-  X(cuEventDestroy)                     \
-  X(cuEventRecord)                      \
-  X(cuModuleLoadData)                   \
-  X(cuModuleUnload)                     \
-  X(cuModuleGetFunction)                \
-  X(cuModuleGetGlobal)                  \
-  X(cuLaunchKernel)
+  X(cuInit, 2000)                             \
+  X(cuDriverGetVersion, 2020)                 \
+  X(cuGetErrorString, 6000)                   \
+  X(cuGetErrorName, 6000)                     \
+  X(cuDeviceGetCount, 2000)                   \
+  X(cuDeviceGet, 2000)                        \
+  X(cuDeviceGetAttribute, 2000)               \
+  X(cuDeviceGetName, 2000)                    \
+  X(cuDeviceGetUuid, 11040)                    \
+  X(cuDeviceGetPCIBusId, 4010)                \
+  X(cuDeviceCanAccessPeer, 4000)              \
+  X(cuDevicePrimaryCtxRetain, 7000)           \
+  X(cuDevicePrimaryCtxRelease, 11000)          \
+  X(cuCtxGetCurrent, 4000)                    \
+  X(cuCtxSetCurrent, 4000)                    \
+  X(cuCtxGetDevice, 2000)                     \
+  X(cuCtxSynchronize, 2000)                   \
+  X(cuMemGetInfo, 3020)                       \
+  X(cuMemGetAllocationGranularity, 10020)      \
+  X(cuMemAddressReserve, 10020)                \
+  X(cuMemAddressFree, 10020)                   \
+  X(cuMemCreate, 10020)                        \
+  X(cuMemRelease, 10020)                       \
+  X(cuMemMap, 10020)                           \
+  X(cuMemUnmap, 10020)                         \
+  X(cuMemSetAccess, 10020)                     \
+  X(cuMemExportToShareableHandle, 10020)       \
+  X(cuMemImportFromShareableHandle, 10020)     \
+  X(cuMemAlloc, 3020)                         \
+  X(cuMemFree, 3020)                          \
+  X(cuMemcpy, 4000)                           \
+  X(cuMemcpyAsync, 4000)                      \
+  X(cuMemcpyHtoD, 3020)                       \
+  X(cuMemcpyDtoH, 3020)                       \
+  X(cuMemsetD8, 3020)                         \
+  X(cuMemsetD8Async, 3020)                    \
+  X(cuStreamCreate, 2000)                     \
+  X(cuStreamDestroy, 4000)                    \
+  X(cuStreamSynchronize, 2000)                 \
+  X(cuStreamQuery, 2000)                \
+  X(cuStreamWaitEvent, 3020)                  \
+  X(cuEventCreate, 2000)                      \
+  X(cuEventDestroy, 4000)                     \
+  X(cuEventRecord, 2000)                      \
+  X(cuModuleLoadData, 2000)                   \
+  X(cuModuleUnload, 2000)                     \
+  X(cuModuleGetFunction, 2000)                \
+  X(cuModuleGetGlobal, 3020)                  \
+  X(cuLaunchKernel, 4000)
 
 struct CudaDriver {
-#define GSHMEM_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+#define GSHMEM_CUDA_DRIVER_MEMBER(name, version) PFN_##name##_v##version name = nullptr;
   GSHMEM_CUDA_DRIVER_FUNCTIONS(GSHMEM_CUDA_DRIVER_MEMBER)
 #undef GSHMEM_CUDA_DRIVER_MEMBER
 };
