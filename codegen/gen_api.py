@@ -335,18 +335,18 @@ def gen_gpu_names_test(types):
                 offset += width
     body.append("}")
     out += body
-    out += ["", "// One row per type: its name, element size, and the number of 8-element slots it uses.",
-            "struct GshmemtRmaNames {", "  const char *name;", "  size_t elem;", "  int slots;",
-            "  void (*fn)(void *, const void *, void *, const void *, int);", "};",
-            "#define GSHMEMT_RMA_NAMES_TABLE \\"]
-    for guard, n, c, slots in entries:
-        if not guard:
-            out.append(f"  {{\"{n}\", sizeof({c}), {slots}, gshmemt_rma_names_{n}}}, \\")
+    out += ["", "// Per type: the device function (for a __device__ table), and its name, element size and",
+            "// number of 8-element slots (for a host table), in the same order. The FP16 types come last.",
+            "typedef void (*GshmemtRmaNamesFn)(void *, const void *, void *, const void *, int);",
+            "struct GshmemtRmaNamesInfo {", "  const char *name;", "  size_t elem;", "  int slots;", "};",
+            "#define GSHMEMT_RMA_NAMES_FUNCTIONS \\"]
+    ordered = [e for e in entries if not e[0]] + [e for e in entries if e[0]]
+    for guard, n, c, slots in ordered:
+        out.append(f"  gshmemt_rma_names_{n}, \\")
     out.append("  /* end */")
-    out.append("#define GSHMEMT_RMA_NAMES_TABLE_FP16 \\")
-    for guard, n, c, slots in entries:
-        if guard:
-            out.append(f"  {{\"{n}\", sizeof({c}), {slots}, gshmemt_rma_names_{n}}}, \\")
+    out.append("#define GSHMEMT_RMA_NAMES_INFO \\")
+    for guard, n, c, slots in ordered:
+        out.append(f"  {{\"{n}\", sizeof({c}), {slots}}}, \\")
     out.append("  /* end */")
     out.append(f"#define GSHMEMT_RMA_NAMES_SIZED_BYTES {offset}")
     out += ["", "#undef GSHMEMT_THREAD0", "#undef GSHMEMT_WARP0", ""]

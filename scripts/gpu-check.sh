@@ -44,17 +44,14 @@ if [ -n "$NV" ] && [ -d "$NV/include" ]; then
   mkdir -p "$NVBIN"
   ls "$NV/lib" > "$OUT/nvshmem-lib.txt" 2>&1
   NVHOST=$(ls "$NV"/lib/libnvshmem_host.so* | head -1)
-  for t in device/pt-to-pt/shmem_put_bw.cu device/pt-to-pt/shmem_get_bw.cu; do
-    name=$(basename "$t" .cu)
-    nvcc -std=c++17 -O3 -arch=sm_90 -rdc=true -I"$NV/include" -Iperftest/common "perftest/$t" perftest/common/perftest.cpp \
-      "$NVHOST" "$NV/lib/libnvshmem_device.a" -lcuda -Xlinker -rpath -Xlinker "$NV/lib" -o "$NVBIN/$name" \
-      >> "$OUT/nvshmem-build.log" 2>&1 || echo "   build of $name against NVSHMEM failed (see nvshmem-build.log)"
-  done
-  for t in host/pt-to-pt/bw.cpp host/pt-to-pt/latency.cpp; do
-    name=$(basename "$t" .cpp)
-    nvcc -std=c++17 -O3 -arch=sm_90 -rdc=true -x cu -DPERFTEST_HAVE_CUDA=1 -I"$NV/include" -Iperftest/common "perftest/$t" \
-      -x c++ perftest/common/perftest.cpp "$NVHOST" "$NV/lib/libnvshmem_device.a" -lcuda -Xlinker -rpath -Xlinker "$NV/lib" \
-      -o "$NVBIN/$name" >> "$OUT/nvshmem-build.log" 2>&1 || echo "   build of $name against NVSHMEM failed"
+  nvb() { timeout 180 nvcc -std=c++17 -O3 -arch=sm_90 -rdc=true -w "$@" 2>&1 | tail -c 4000 >> "$OUT/nvshmem-build.log"; }
+  nvb -c -I"$NV/include" -Iperftest/common -x c++ perftest/common/perftest.cpp -o "$NVBIN/common.o"
+  for t in device/pt-to-pt/shmem_put_bw.cu device/pt-to-pt/shmem_get_bw.cu host/pt-to-pt/bw.cpp host/pt-to-pt/latency.cpp; do
+    name=$(basename "${t%.*}")
+    nvb -c -x cu -DPERFTEST_HAVE_CUDA=1 -I"$NV/include" -Iperftest/common "perftest/$t" -o "$NVBIN/$name.o" &&
+      nvb "$NVBIN/$name.o" "$NVBIN/common.o" "$NVHOST" "$NV/lib/libnvshmem_device.a" -lcuda \
+        -Xlinker -rpath -Xlinker "$NV/lib" -o "$NVBIN/$name"
+    [ -x "$NVBIN/$name" ] || echo "   build of $name against NVSHMEM failed (see nvshmem-build.log)"
   done
 else
   echo "NVSHMEM not found: gshmem alone" | tee "$OUT/nvshmem-missing.txt"
@@ -67,9 +64,9 @@ run() {
   local log="$OUT/runs/$lib.$tag.log"
   mkdir -p "$OUT/runs"
   if [ "$lib" = gshmem ]; then
-    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$bin" "$@" >> "$log" 2>&1
+    timeout 60 "$BUILD/bin/gshmrun" -n 2 "$bin" "$@" >> "$log" 2>&1
   else
-    NVSHMEM_BOOTSTRAP=MPI LD_LIBRARY_PATH="$NV/lib:${LD_LIBRARY_PATH:-}" timeout 120 \
+    NVSHMEM_BOOTSTRAP=MPI LD_LIBRARY_PATH="$NV/lib:${LD_LIBRARY_PATH:-}" timeout 60 \
       mpirun --allow-run-as-root --oversubscribe -np 2 -x NVSHMEM_BOOTSTRAP -x LD_LIBRARY_PATH -x NVSHMEM_DISABLE_NVLS \
       "$bin" "$@" >> "$log" 2>&1
   fi

@@ -184,6 +184,13 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     GSHMEM_CU_CHECK(cuCtxGetDevice, &res->device_);
   }
 
+  // Synchronous copies into the heap (cudaMemcpy from pageable memory, for one) must be complete
+  // when they return, as NVSHMEM programs assume: without this flag the DMA may still be in
+  // flight when the PE enters a barrier, and a peer reads stale data.
+  unsigned int ctx_flags = 0;
+  GSHMEM_CU_CHECK(cuCtxGetFlags, &ctx_flags);
+  if (!(ctx_flags & CU_CTX_SYNC_MEMOPS)) GSHMEM_CU_CHECK(cuCtxSetFlags, ctx_flags | CU_CTX_SYNC_MEMOPS);
+
   // Which GPU every PE uses, and whether each can reach its node peers' GPUs.
   GpuRecord mine{};
   GSHMEM_CU_CHECK(cuDeviceGetUuid, &mine.uuid, res->device_);

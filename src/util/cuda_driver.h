@@ -33,7 +33,9 @@ namespace gshmem {
   X(cuCtxGetCurrent, 4000)                    \
   X(cuCtxSetCurrent, 4000)                    \
   X(cuCtxGetDevice, 2000)                     \
-  X(cuCtxSynchronize, 2000)                   \
+  X(cuCtxSynchronize, 2000)                    \
+  X(cuCtxGetFlags, 7000)                       \
+  X(cuCtxSetFlags, 12010)                   \
   X(cuMemGetInfo, 3020)                       \
   X(cuMemGetAllocationGranularity, 10020)      \
   X(cuMemAddressReserve, 10020)                \

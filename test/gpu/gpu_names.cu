@@ -17,8 +17,9 @@ __global__ void call_names(void (*fn)(void*, const void*, void*, const void*, in
 }
 
 // The generated table, in device memory so that its function pointers are device addresses.
-__device__ GshmemtRmaNames d_table[] = {GSHMEMT_RMA_NAMES_TABLE GSHMEMT_RMA_NAMES_TABLE_FP16};
-constexpr int kRows = sizeof(d_table) / sizeof(d_table[0]);
+__device__ GshmemtRmaNamesFn d_table[] = {GSHMEMT_RMA_NAMES_FUNCTIONS};
+const GshmemtRmaNamesInfo kInfo[] = {GSHMEMT_RMA_NAMES_INFO};
+constexpr int kRows = sizeof(kInfo) / sizeof(kInfo[0]);
 
 __device__ void sized_entry(void* a, const void* b, void* c, const void* d, int pe) {
   gshmemt_rma_names_sized(a, b, c, d, pe);
@@ -42,8 +43,9 @@ int main() {
   char *src, *res;
   CUDA_CHECK(cudaMalloc(&src, kBytes));
   CUDA_CHECK(cudaMalloc(&res, kBytes));
-  GshmemtRmaNames table[kRows];
-  CUDA_CHECK(cudaMemcpyFromSymbol(table, d_table, sizeof table));
+  GshmemtRmaNamesFn fns[kRows];
+  CUDA_CHECK(cudaMemcpyFromSymbol(fns, d_table, sizeof fns));
+  const GshmemtRmaNamesInfo* table = kInfo;
   void (*sized)(void*, const void*, void*, const void*, int);
   CUDA_CHECK(cudaMemcpyFromSymbol(&sized, d_sized, sizeof sized));
 
@@ -60,7 +62,7 @@ int main() {
     mp::fill(pattern.data(), kBytes, mp::seed_of(me, static_cast<uint64_t>(row), 1));
     CUDA_CHECK(cudaMemcpy(peer_src, pattern.data(), kBytes, cudaMemcpyHostToDevice));
     nvshmem_barrier_all();
-    call_names<<<1, 96>>>(is_sized ? sized : table[row].fn, sym, src, res, peer_src, next);
+    call_names<<<1, 96>>>(is_sized ? sized : fns[row], sym, src, res, peer_src, next);
     KERNEL_CHECK();
     nvshmem_barrier_all();
 

@@ -124,8 +124,14 @@ int main() {
         const int from = is_put ? prev : next;
         auto got = gputest::to_host(target + doff - 1, n + 2);
         long bad = mp::first_mismatch(got.data() + 1, n, mp::seed_of(from, round));
-        MP_CHECK(bad < 0, "%s %s of %zu bytes (offsets %zu/%zu): byte %ld differs", scope_name[scope], op_name[op], n,
-                 o[0], o[1], bad);
+        if (bad >= 0) {
+          std::vector<unsigned char> want(n);
+          mp::fill(want.data(), n, mp::seed_of(from, round));
+          size_t wrong = 0;
+          for (size_t i = 0; i < n; ++i) wrong += got[i + 1] != want[i];
+          MP_CHECK(bad < 0, "%s %s of %zu bytes (offsets %zu/%zu): %zu bytes differ, the first at %ld (%02x, expected %02x)",
+                   scope_name[scope], op_name[op], n, o[0], o[1], wrong, bad, got[bad + 1], want[bad]);
+        }
         MP_CHECK(got[0] == 0xA5 && got[n + 1] == 0xA5, "%s %s of %zu bytes wrote outside its target", scope_name[scope],
                  op_name[op], n);
         ++checked;

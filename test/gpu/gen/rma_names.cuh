@@ -591,41 +591,67 @@ __device__ void gshmemt_rma_names_sized(void *sym_v, const void *src_v, void *re
   nvshmemx_getmem_nbi_block(res + 3064, peer_src + 3064, 8, pe);
 }
 
-// One row per type: its name, element size, and the number of 8-element slots it uses.
-struct GshmemtRmaNames {
+// Per type: the device function (for a __device__ table), and its name, element size and
+// number of 8-element slots (for a host table), in the same order. The FP16 types come last.
+typedef void (*GshmemtRmaNamesFn)(void *, const void *, void *, const void *, int);
+struct GshmemtRmaNamesInfo {
   const char *name;
   size_t elem;
   int slots;
-  void (*fn)(void *, const void *, void *, const void *, int);
 };
-#define GSHMEMT_RMA_NAMES_TABLE \
-  {"float", sizeof(float), 13, gshmemt_rma_names_float}, \
-  {"double", sizeof(double), 13, gshmemt_rma_names_double}, \
-  {"char", sizeof(char), 13, gshmemt_rma_names_char}, \
-  {"short", sizeof(short), 13, gshmemt_rma_names_short}, \
-  {"schar", sizeof(signed char), 13, gshmemt_rma_names_schar}, \
-  {"int", sizeof(int), 13, gshmemt_rma_names_int}, \
-  {"long", sizeof(long), 13, gshmemt_rma_names_long}, \
-  {"longlong", sizeof(long long), 13, gshmemt_rma_names_longlong}, \
-  {"uchar", sizeof(unsigned char), 13, gshmemt_rma_names_uchar}, \
-  {"ushort", sizeof(unsigned short), 13, gshmemt_rma_names_ushort}, \
-  {"uint", sizeof(unsigned int), 13, gshmemt_rma_names_uint}, \
-  {"ulong", sizeof(unsigned long), 13, gshmemt_rma_names_ulong}, \
-  {"ulonglong", sizeof(unsigned long long), 13, gshmemt_rma_names_ulonglong}, \
-  {"int8", sizeof(int8_t), 13, gshmemt_rma_names_int8}, \
-  {"int16", sizeof(int16_t), 13, gshmemt_rma_names_int16}, \
-  {"int32", sizeof(int32_t), 13, gshmemt_rma_names_int32}, \
-  {"int64", sizeof(int64_t), 13, gshmemt_rma_names_int64}, \
-  {"uint8", sizeof(uint8_t), 13, gshmemt_rma_names_uint8}, \
-  {"uint16", sizeof(uint16_t), 13, gshmemt_rma_names_uint16}, \
-  {"uint32", sizeof(uint32_t), 13, gshmemt_rma_names_uint32}, \
-  {"uint64", sizeof(uint64_t), 13, gshmemt_rma_names_uint64}, \
-  {"size", sizeof(size_t), 13, gshmemt_rma_names_size}, \
-  {"ptrdiff", sizeof(ptrdiff_t), 13, gshmemt_rma_names_ptrdiff}, \
+#define GSHMEMT_RMA_NAMES_FUNCTIONS \
+  gshmemt_rma_names_float, \
+  gshmemt_rma_names_double, \
+  gshmemt_rma_names_char, \
+  gshmemt_rma_names_short, \
+  gshmemt_rma_names_schar, \
+  gshmemt_rma_names_int, \
+  gshmemt_rma_names_long, \
+  gshmemt_rma_names_longlong, \
+  gshmemt_rma_names_uchar, \
+  gshmemt_rma_names_ushort, \
+  gshmemt_rma_names_uint, \
+  gshmemt_rma_names_ulong, \
+  gshmemt_rma_names_ulonglong, \
+  gshmemt_rma_names_int8, \
+  gshmemt_rma_names_int16, \
+  gshmemt_rma_names_int32, \
+  gshmemt_rma_names_int64, \
+  gshmemt_rma_names_uint8, \
+  gshmemt_rma_names_uint16, \
+  gshmemt_rma_names_uint32, \
+  gshmemt_rma_names_uint64, \
+  gshmemt_rma_names_size, \
+  gshmemt_rma_names_ptrdiff, \
+  gshmemt_rma_names_bfloat16, \
+  gshmemt_rma_names_half, \
   /* end */
-#define GSHMEMT_RMA_NAMES_TABLE_FP16 \
-  {"bfloat16", sizeof(__nv_bfloat16), 13, gshmemt_rma_names_bfloat16}, \
-  {"half", sizeof(__half), 13, gshmemt_rma_names_half}, \
+#define GSHMEMT_RMA_NAMES_INFO \
+  {"float", sizeof(float), 13}, \
+  {"double", sizeof(double), 13}, \
+  {"char", sizeof(char), 13}, \
+  {"short", sizeof(short), 13}, \
+  {"schar", sizeof(signed char), 13}, \
+  {"int", sizeof(int), 13}, \
+  {"long", sizeof(long), 13}, \
+  {"longlong", sizeof(long long), 13}, \
+  {"uchar", sizeof(unsigned char), 13}, \
+  {"ushort", sizeof(unsigned short), 13}, \
+  {"uint", sizeof(unsigned int), 13}, \
+  {"ulong", sizeof(unsigned long), 13}, \
+  {"ulonglong", sizeof(unsigned long long), 13}, \
+  {"int8", sizeof(int8_t), 13}, \
+  {"int16", sizeof(int16_t), 13}, \
+  {"int32", sizeof(int32_t), 13}, \
+  {"int64", sizeof(int64_t), 13}, \
+  {"uint8", sizeof(uint8_t), 13}, \
+  {"uint16", sizeof(uint16_t), 13}, \
+  {"uint32", sizeof(uint32_t), 13}, \
+  {"uint64", sizeof(uint64_t), 13}, \
+  {"size", sizeof(size_t), 13}, \
+  {"ptrdiff", sizeof(ptrdiff_t), 13}, \
+  {"bfloat16", sizeof(__nv_bfloat16), 13}, \
+  {"half", sizeof(__half), 13}, \
   /* end */
 #define GSHMEMT_RMA_NAMES_SIZED_BYTES 3072
 
