@@ -45,12 +45,17 @@ if [ -n "$NV" ] && [ -d "$NV/include" ]; then
   ls "$NV/lib" > "$OUT/nvshmem-lib.txt" 2>&1
   NVHOST=$(ls "$NV"/lib/libnvshmem_host.so* | head -1)
   nvb() { timeout 180 nvcc -std=c++17 -O3 -arch=sm_90 -rdc=true -w "$@" 2>&1 | tail -c 4000 >> "$OUT/nvshmem-build.log"; }
-  nvb -c -I"$NV/include" -Iperftest/common -x c++ perftest/common/perftest.cpp -o "$NVBIN/common.o"
+  nvb -c -I"$NV/include" -Iperftest/common -x c++ perftest/common/perftest.cpp -o "$NVBIN/common.o" &
   for t in device/pt-to-pt/shmem_put_bw.cu device/pt-to-pt/shmem_get_bw.cu host/pt-to-pt/bw.cpp host/pt-to-pt/latency.cpp; do
-    name=$(basename "${t%.*}")
-    nvb -c -x cu -DPERFTEST_HAVE_CUDA=1 -I"$NV/include" -Iperftest/common "perftest/$t" -o "$NVBIN/$name.o" &&
-      nvb "$NVBIN/$name.o" "$NVBIN/common.o" "$NVHOST" "$NV/lib/libnvshmem_device.a" -lcuda \
-        -Xlinker -rpath -Xlinker "$NV/lib" -o "$NVBIN/$name"
+    nvb -c -x cu -DPERFTEST_HAVE_CUDA=1 -I"$NV/include" -Iperftest/common "perftest/$t" -o "$NVBIN/$(basename "${t%.*}").o" &
+  done
+  wait
+  for name in shmem_put_bw shmem_get_bw bw latency; do
+    nvb "$NVBIN/$name.o" "$NVBIN/common.o" "$NVHOST" "$NV/lib/libnvshmem_device.a" -lcuda \
+      -Xlinker -rpath -Xlinker "$NV/lib" -o "$NVBIN/$name" &
+  done
+  wait
+  for name in shmem_put_bw shmem_get_bw bw latency; do
     [ -x "$NVBIN/$name" ] || echo "   build of $name against NVSHMEM failed (see nvshmem-build.log)"
   done
 else
