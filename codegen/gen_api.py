@@ -281,6 +281,8 @@ def gen_gpu_names_test(types):
            "// of `peer_src` (a symmetric array) on `pe` into slot k of `res`. Thread-scope calls are made by",
            "// thread 0, warp-scope calls by warp 0, block-scope calls by the whole block.",
            "#pragma once", "",
+           "#include <nvshmem.h>",
+           "#include <nvshmemx.h>", "",
            "#define GSHMEMT_THREAD0 if (threadIdx.x == 0)",
            "#define GSHMEMT_WARP0 if (threadIdx.x < 32)", ""]
     entries = []

@@ -29,12 +29,14 @@ Status create_bootstrap(const Config& config, std::unique_ptr<Bootstrap>* out) {
     return GSHMEM_ERROR_CONFIG;
   }
   if (config.run_size < 1 || config.run_rank < 0 || config.run_rank >= config.run_size) {
-    GSHMEM_ERROR("GSHMEM_RUN_RANK=%lld / GSHMEM_RUN_SIZE=%lld are not a valid rank and job size; start PEs with gshmrun",
-                 static_cast<long long>(config.run_rank), static_cast<long long>(config.run_size));
+    GSHMEM_ERROR(
+        "GSHMEM_RUN_RANK=%lld / GSHMEM_RUN_SIZE=%lld are not a valid rank and job size; start PEs with gshmrun",
+        static_cast<long long>(config.run_rank), static_cast<long long>(config.run_size));
     return GSHMEM_ERROR_CONFIG;
   }
   GSHMEM_INFO(kBootstrap, "bootstrap: tcp through gshmrun at %s (GSHMEM_RUN_ROOT is set), rank %lld of %lld",
-              config.run_root.c_str(), static_cast<long long>(config.run_rank), static_cast<long long>(config.run_size));
+              config.run_root.c_str(), static_cast<long long>(config.run_rank),
+              static_cast<long long>(config.run_size));
   return connect_tcp_bootstrap(config.run_root, secret.data(), static_cast<int>(config.run_rank),
                                static_cast<int>(config.run_size), config.bootstrap_timeout, out);
 }

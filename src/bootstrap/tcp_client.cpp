@@ -1,11 +1,12 @@
 // The PE side of the TCP bootstrap: one connection to the hub for the life of the job.
+#include "bootstrap/tcp_client.h"
+
 #include <unistd.h>
 
 #include <cstring>
 #include <thread>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/tcp_client.h"
 #include "bootstrap/tcp_protocol.h"
 #include "util/log.h"
 
@@ -66,8 +67,13 @@ class TcpBootstrap final : public Bootstrap {
       return GSHMEM_ERROR_STATE;
     }
     uint64_t seq = ++seq_;
-    MsgHeader h{tcp::kMagic, static_cast<uint16_t>(MsgType::kCollective), tcp::kVersion, seq, in_bytes,
-                static_cast<uint32_t>(op), arg};
+    MsgHeader h{tcp::kMagic,
+                static_cast<uint16_t>(MsgType::kCollective),
+                tcp::kVersion,
+                seq,
+                in_bytes,
+                static_cast<uint32_t>(op),
+                arg};
     // The hub reports missing PEs after the timeout; wait a little longer than that for its answer.
     Deadline d = deadline_after(timeout_s_ + 30);
     Status s = send_all(fd_.get(), &h, sizeof h, d);
@@ -159,13 +165,15 @@ Status connect_tcp_bootstrap(const std::string& root, const uint8_t secret[16], 
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   if (static_cast<MsgType>(r.type) == MsgType::kReject) {
-    GSHMEM_ERROR("PE %d was refused by the bootstrap root: %s", rank, std::string(payload.begin(), payload.end()).c_str());
+    GSHMEM_ERROR("PE %d was refused by the bootstrap root: %s", rank,
+                 std::string(payload.begin(), payload.end()).c_str());
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   uint64_t mac = 0;
   if (static_cast<MsgType>(r.type) != MsgType::kWelcome || payload.size() != sizeof mac ||
       (std::memcpy(&mac, payload.data(), sizeof mac), mac != tcp::hub_mac(secret, nonce, rank))) {
-    GSHMEM_ERROR("PE %d: the bootstrap root at %s could not prove the job secret; refusing to join", rank, root.c_str());
+    GSHMEM_ERROR("PE %d: the bootstrap root at %s could not prove the job secret; refusing to join", rank,
+                 root.c_str());
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   *out = std::make_unique<TcpBootstrap>(std::move(fd), rank, size, timeout_s);

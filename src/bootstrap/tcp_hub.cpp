@@ -135,7 +135,8 @@ void TcpHub::send_msg(Conn* c, MsgType type, uint64_t seq, int32_t arg, const vo
   if (c->closed) return;
   MsgHeader h{tcp::kMagic, static_cast<uint16_t>(type), tcp::kVersion, seq, n, 0, arg};
   Deadline d = deadline_after(30);
-  if (send_all(c->fd.get(), &h, sizeof h, d) != GSHMEM_SUCCESS || (n && send_all(c->fd.get(), data, n, d) != GSHMEM_SUCCESS)) {
+  if (send_all(c->fd.get(), &h, sizeof h, d) != GSHMEM_SUCCESS ||
+      (n && send_all(c->fd.get(), data, n, d) != GSHMEM_SUCCESS)) {
     c->closed = true;
     if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
   }
@@ -224,7 +225,8 @@ void TcpHub::handle_collective(Conn* c, const MsgHeader& h, std::vector<uint8_t>
     p.first_arrival = Clock::now();
   } else {
     const auto& first = *p.contributions.begin();
-    bool same_len = (static_cast<tcp::CollOp>(h.op) == tcp::CollOp::kBroadcast) || first.second.size() == payload.size();
+    bool same_len =
+        (static_cast<tcp::CollOp>(h.op) == tcp::CollOp::kBroadcast) || first.second.size() == payload.size();
     if (p.op != h.op || p.arg != h.arg || !same_len) {
       std::string why = log::format(
           "the PEs disagree on bootstrap step #%llu: PE %d called %s with %zu bytes (arg %d), PE %d called %s with %zu "
@@ -271,7 +273,8 @@ void TcpHub::complete(uint64_t seq, Pending& p) {
         out.reserve(block * static_cast<size_t>(n));
         for (int s = 0; s < n; ++s) {
           const auto& src = p.contributions[s];
-          out.insert(out.end(), src.begin() + static_cast<long>(block * r), src.begin() + static_cast<long>(block * (r + 1)));
+          out.insert(out.end(), src.begin() + static_cast<long>(block * r),
+                     src.begin() + static_cast<long>(block * (r + 1)));
         }
         if (Conn* c = conn_of(r)) send_msg(c, MsgType::kResult, seq, 0, out.data(), out.size());
       }
@@ -302,20 +305,30 @@ std::string TcpHub::describe_missing(const Pending& p, uint64_t seq, bool timed_
   for (int r = 0; r < options_.size; ++r) {
     if (p.contributions.count(r)) continue;
     switch (state_[r]) {
-      case PeState::kNotConnected: never.push_back(r); break;
-      case PeState::kGone: gone.push_back(r); break;
-      case PeState::kFinished: finished.push_back(r); break;
-      case PeState::kActive: late.push_back(r); break;
+      case PeState::kNotConnected:
+        never.push_back(r);
+        break;
+      case PeState::kGone:
+        gone.push_back(r);
+        break;
+      case PeState::kFinished:
+        finished.push_back(r);
+        break;
+      case PeState::kActive:
+        late.push_back(r);
+        break;
     }
   }
   double waited = std::chrono::duration<double>(Clock::now() - p.first_arrival).count();
   std::vector<int> present;
   for (const auto& kv : p.contributions) present.push_back(kv.first);
-  std::string s = log::format("bootstrap %s #%llu cannot complete: PEs %s joined it %.1f s ago, but", tcp::coll_name(p.op),
-                              static_cast<unsigned long long>(seq), rank_list(present).c_str(), waited);
+  std::string s =
+      log::format("bootstrap %s #%llu cannot complete: PEs %s joined it %.1f s ago, but", tcp::coll_name(p.op),
+                  static_cast<unsigned long long>(seq), rank_list(present).c_str(), waited);
   std::string sep = " ";
   if (!never.empty()) {
-    s += sep + "PEs " + rank_list(never) + " never connected to the bootstrap (they did not start, or did not call nvshmem_init)";
+    s += sep + "PEs " + rank_list(never) +
+         " never connected to the bootstrap (they did not start, or did not call nvshmem_init)";
     sep = "; ";
   }
   if (!gone.empty()) {

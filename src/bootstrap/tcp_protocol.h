@@ -19,25 +19,29 @@ constexpr uint16_t kVersion = 1;
 constexpr uint64_t kMaxPayload = 1ull << 32;
 
 enum class MsgType : uint16_t {
-  kHello = 1,      // hub -> PE: payload = 16-byte nonce
-  kAuth = 2,       // PE -> hub: payload = AuthBody
-  kWelcome = 3,    // hub -> PE: payload = uint64 hub MAC
-  kReject = 4,     // hub -> PE: payload = reason text
-  kCollective = 5, // PE -> hub: op, arg, seq; payload = contribution
-  kResult = 6,     // hub -> PE: seq; payload = result
-  kError = 7,      // hub -> PE: arg = gshmem status; payload = reason text
-  kAbort = 8,      // PE -> hub: arg = exit code; payload = reason text
-  kFin = 9,        // PE -> hub: leaving cleanly
+  kHello = 1,       // hub -> PE: payload = 16-byte nonce
+  kAuth = 2,        // PE -> hub: payload = AuthBody
+  kWelcome = 3,     // hub -> PE: payload = uint64 hub MAC
+  kReject = 4,      // hub -> PE: payload = reason text
+  kCollective = 5,  // PE -> hub: op, arg, seq; payload = contribution
+  kResult = 6,      // hub -> PE: seq; payload = result
+  kError = 7,       // hub -> PE: arg = gshmem status; payload = reason text
+  kAbort = 8,       // PE -> hub: arg = exit code; payload = reason text
+  kFin = 9,         // PE -> hub: leaving cleanly
 };
 
 enum class CollOp : uint32_t { kAllgather = 1, kAlltoall = 2, kBarrier = 3, kBroadcast = 4 };
 
 inline const char* coll_name(uint32_t op) {
   switch (static_cast<CollOp>(op)) {
-    case CollOp::kAllgather: return "allgather";
-    case CollOp::kAlltoall: return "alltoall";
-    case CollOp::kBarrier: return "barrier";
-    case CollOp::kBroadcast: return "broadcast";
+    case CollOp::kAllgather:
+      return "allgather";
+    case CollOp::kAlltoall:
+      return "alltoall";
+    case CollOp::kBarrier:
+      return "barrier";
+    case CollOp::kBroadcast:
+      return "broadcast";
   }
   return "unknown operation";
 }

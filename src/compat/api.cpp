@@ -32,9 +32,10 @@ int init_thread(int requested, int* provided) {
 int init_attr(unsigned int flags, nvshmemx_init_attr_t* attributes) {
   const unsigned unsupported = NVSHMEMX_INIT_WITH_MPI_COMM | NVSHMEMX_INIT_WITH_SHMEM | NVSHMEMX_INIT_WITH_UNIQUEID;
   if (flags & unsupported) {
-    GSHMEM_ERROR("nvshmemx_init_attr: the flags 0x%x ask for an MPI, OpenSHMEM or unique-ID bootstrap, which this "
-                 "version of gshmem does not support yet; start the PEs with gshmrun and pass 0",
-                 flags & unsupported);
+    GSHMEM_ERROR(
+        "nvshmemx_init_attr: the flags 0x%x ask for an MPI, OpenSHMEM or unique-ID bootstrap, which this "
+        "version of gshmem does not support yet; start the PEs with gshmrun and pass 0",
+        flags & unsupported);
     return NVSHMEMX_ERROR_NOT_SUPPORTED;
   }
   InitOptions options;
@@ -121,7 +122,9 @@ void getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, cuda
   rt().rma(false, dest, source, bytes, pe, Completion::kStream, stream, "nvshmemx_getmem_on_stream");
 }
 void quiet_on_stream(cudaStream_t stream) { rt().quiet_on_stream(stream, "nvshmemx_quiet_on_stream"); }
-void barrier_all_on_stream(cudaStream_t stream) { rt().barrier_all_on_stream(stream, "nvshmemx_barrier_all_on_stream"); }
+void barrier_all_on_stream(cudaStream_t stream) {
+  rt().barrier_all_on_stream(stream, "nvshmemx_barrier_all_on_stream");
+}
 
 }  // namespace compat
 }  // namespace gshmem

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/module_registry.h"
-#include "gshmem/compat/nvshmem_types.h"
 #include "core/runtime.h"
+#include "gshmem/compat/nvshmem_types.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -62,8 +62,8 @@ bool gpu_context_is_current() {
 namespace {
 
 std::string uuid_text(const CUuuid& u) {
-  return to_hex(u.bytes, 4) + "-" + to_hex(u.bytes + 4, 2) + "-" + to_hex(u.bytes + 6, 2) + "-" + to_hex(u.bytes + 8, 2) +
-         "-" + to_hex(u.bytes + 10, 6);
+  return to_hex(u.bytes, 4) + "-" + to_hex(u.bytes + 4, 2) + "-" + to_hex(u.bytes + 6, 2) + "-" +
+         to_hex(u.bytes + 8, 2) + "-" + to_hex(u.bytes + 10, 6);
 }
 
 class CudaGpuResources final : public GpuResources {
@@ -106,8 +106,9 @@ class CudaGpuResources final : public GpuResources {
     }
     std::string missing;
     for (int pe = 0; pe < npes_; ++pe) {
-      if (pe != mype_ && flags[pe] < seq) missing += log::format("%s%d (at barrier %llu)", missing.empty() ? "" : ", ", pe,
-                                                                  static_cast<unsigned long long>(flags[pe]));
+      if (pe != mype_ && flags[pe] < seq)
+        missing += log::format("%s%d (at barrier %llu)", missing.empty() ? "" : ", ", pe,
+                               static_cast<unsigned long long>(flags[pe]));
     }
     GSHMEM_WARN(kColl, "nvshmem_barrier_all has waited %.0f s in barrier %llu for PEs %s (GSHMEM_WAIT_WARN)", waited,
                 static_cast<unsigned long long>(seq), missing.empty() ? "(none: it is finishing)" : missing.c_str());
@@ -223,10 +224,11 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
       const GpuRecord& a = all[rt.node_pes_[i]];
       const GpuRecord& b = all[rt.node_pes_[j]];
       if (std::memcmp(a.uuid.bytes, b.uuid.bytes, sizeof a.uuid.bytes) == 0) {
-        GSHMEM_ERROR("PEs %d and %d both use GPU %s (%s, bus %s): each PE needs a GPU of its own. Select one per PE "
-                     "with cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)) after nvshmem_init, or give each PE "
-                     "its own CUDA_VISIBLE_DEVICES (%d PEs on this node)",
-                     rt.node_pes_[i], rt.node_pes_[j], uuid_text(a.uuid).c_str(), a.name, a.bus, node_size);
+        GSHMEM_ERROR(
+            "PEs %d and %d both use GPU %s (%s, bus %s): each PE needs a GPU of its own. Select one per PE "
+            "with cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)) after nvshmem_init, or give each PE "
+            "its own CUDA_VISIBLE_DEVICES (%d PEs on this node)",
+            rt.node_pes_[i], rt.node_pes_[j], uuid_text(a.uuid).c_str(), a.name, a.bus, node_size);
         return GSHMEM_ERROR_INVALID_VALUE;
       }
     }
@@ -234,10 +236,11 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   if (!rt.config_.disable_p2p) {
     for (int pe : rt.node_pes_) {
       if (!all[pe].can_reach_all) {
-        GSHMEM_ERROR("the GPU of PE %d (%s, bus %s) has no peer access to the GPUs of other PEs on this node%s; "
-                     "gshmem maps every local PE's heap and needs it (NVSHMEM_DISABLE_P2P=1 turns mapping off, but "
-                     "then PEs cannot reach each other in this version)",
-                     pe, all[pe].name, all[pe].bus, pe == boot.rank() ? unreachable.c_str() : "");
+        GSHMEM_ERROR(
+            "the GPU of PE %d (%s, bus %s) has no peer access to the GPUs of other PEs on this node%s; "
+            "gshmem maps every local PE's heap and needs it (NVSHMEM_DISABLE_P2P=1 turns mapping off, but "
+            "then PEs cannot reach each other in this version)",
+            pe, all[pe].name, all[pe].bus, pe == boot.rank() ? unreachable.c_str() : "");
         return GSHMEM_ERROR_NOT_SUPPORTED;
       }
     }
@@ -266,9 +269,10 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     int major = 0, minor = 0;
     cu().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, res->device_);
     cu().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, res->device_);
-    GSHMEM_ERROR("%s: gshmem's kernels do not load on this GPU (compute capability %d.%d): %s; rebuild gshmem with "
-                 "GSHMEM_INTERNAL_CUDA_ARCHITECTURES including it",
-                 api, major, minor, cuda_error("cuModuleLoadData", rc).c_str());
+    GSHMEM_ERROR(
+        "%s: gshmem's kernels do not load on this GPU (compute capability %d.%d): %s; rebuild gshmem with "
+        "GSHMEM_INTERNAL_CUDA_ARCHITECTURES including it",
+        api, major, minor, cuda_error("cuModuleLoadData", rc).c_str());
     return GSHMEM_ERROR_CUDA;
   }
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->barrier_fn_, res->module_, "gshmemi_barrier_all_kernel");

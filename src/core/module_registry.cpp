@@ -73,9 +73,10 @@ size_t registered_module_count() {
 extern "C" int gshmemi_register_module(gshmemi_state_writer_t writer, unsigned abi) {
   using namespace gshmem;
   if (abi != detail::kDeviceStateAbi) {
-    GSHMEM_ERROR("a CUDA module was compiled against another gshmem (device state version %u, this library %u); "
-                 "rebuild it against the installed gshmem headers",
-                 abi, detail::kDeviceStateAbi);
+    GSHMEM_ERROR(
+        "a CUDA module was compiled against another gshmem (device state version %u, this library %u); "
+        "rebuild it against the installed gshmem headers",
+        abi, detail::kDeviceStateAbi);
     return 1;
   }
   Registry& r = registry();

@@ -169,9 +169,10 @@ Status Runtime::choose_backend() {
   bool have_gpu = false;
   if (config_.backend != "cpu") have_gpu = gpu_available(config_.cuda_path, &why);
   if (config_.backend == "gpu" && !have_gpu) {
-    GSHMEM_ERROR("GSHMEM_BACKEND=gpu, but this PE cannot use a GPU: %s. Use GSHMEM_BACKEND=cpu (or auto) to run on "
-                 "host memory",
-                 why.c_str());
+    GSHMEM_ERROR(
+        "GSHMEM_BACKEND=gpu, but this PE cannot use a GPU: %s. Use GSHMEM_BACKEND=cpu (or auto) to run on "
+        "host memory",
+        why.c_str());
     return GSHMEM_ERROR_NOT_SUPPORTED;
   }
   backend_ = have_gpu ? Backend::kGpu : Backend::kCpu;
@@ -184,9 +185,10 @@ Status Runtime::choose_backend() {
   std::vector<int> cpu, gpu;
   for (int pe = 0; pe < boot_->size(); ++pe) (all[pe] == static_cast<int32_t>(Backend::kGpu) ? gpu : cpu).push_back(pe);
   if (!cpu.empty() && !gpu.empty()) {
-    GSHMEM_ERROR("the PEs do not agree on the backend: PEs %s use GPUs, PEs %s host memory (this PE: %s). Make GPUs "
-                 "visible to every PE, or set GSHMEM_BACKEND=cpu for all",
-                 pe_list(gpu).c_str(), pe_list(cpu).c_str(), backend_reason_.c_str());
+    GSHMEM_ERROR(
+        "the PEs do not agree on the backend: PEs %s use GPUs, PEs %s host memory (this PE: %s). Make GPUs "
+        "visible to every PE, or set GSHMEM_BACKEND=cpu for all",
+        pe_list(gpu).c_str(), pe_list(cpu).c_str(), backend_reason_.c_str());
     return GSHMEM_ERROR_SYMMETRY;
   }
   GSHMEM_INFO(kInit, "backend: %s (%s)", backend_ == Backend::kGpu ? "gpu" : "cpu", backend_reason_.c_str());
@@ -271,9 +273,10 @@ Status Runtime::ensure_bound(const char* api) {
 
 void Runtime::not_ready(const char* api) const {
   if (state_ == kNotInitialized) log::fatal("%s was called before nvshmem_init", api);
-  log::fatal("%s was called before the GPU was bound: after nvshmem_init and cudaSetDevice, call nvshmem_malloc "
-             "or nvshmem_barrier_all (on every PE) first",
-             api);
+  log::fatal(
+      "%s was called before the GPU was bound: after nvshmem_init and cudaSetDevice, call nvshmem_malloc "
+      "or nvshmem_barrier_all (on every PE) first",
+      api);
 }
 
 Status Runtime::check_symmetric(const char* api, uint64_t a, uint64_t b,
@@ -304,7 +307,8 @@ Status Runtime::allocate(size_t size, size_t align, bool zero, void** out, const
   GSHMEM_CHECK(ensure_bound(api));
   std::lock_guard<std::mutex> lock(heap_mu_);
   GSHMEM_CHECK(check_symmetric(api, size, align, [](uint64_t sz, uint64_t al) {
-    return log::format("%llu bytes aligned to %llu", static_cast<unsigned long long>(sz), static_cast<unsigned long long>(al));
+    return log::format("%llu bytes aligned to %llu", static_cast<unsigned long long>(sz),
+                       static_cast<unsigned long long>(al));
   }));
   if (size == 0) return GSHMEM_SUCCESS;
   if (!is_power_of_two(align)) {
@@ -337,16 +341,17 @@ Status Runtime::release(void* p, const char* api) {
                          : log::format("heap offset %llu", static_cast<unsigned long long>(o));
   }));
   if (!inside) {
-    GSHMEM_ERROR("%s: %p is not inside the symmetric heap [%p, %p): only pointers returned by nvshmem_malloc, "
-                 "nvshmem_calloc or nvshmem_align can be freed",
-                 api, p, static_cast<void*>(heap_.base()), static_cast<void*>(heap_.base() + heap_.mapped()));
+    GSHMEM_ERROR(
+        "%s: %p is not inside the symmetric heap [%p, %p): only pointers returned by nvshmem_malloc, "
+        "nvshmem_calloc or nvshmem_align can be freed",
+        api, p, static_cast<void*>(heap_.base()), static_cast<void*>(heap_.base() + heap_.mapped()));
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (!ok(heap_.free(off))) {
     uint64_t start = 0, size = 0;
     if (heap_.allocator().find(off, &start, &size)) {
-      GSHMEM_ERROR("%s: %p points into the symmetric allocation at %p (%s) but not to its start; nothing was freed", api,
-                   p, static_cast<void*>(heap_.base() + start), format_size(size).c_str());
+      GSHMEM_ERROR("%s: %p points into the symmetric allocation at %p (%s) but not to its start; nothing was freed",
+                   api, p, static_cast<void*>(heap_.base() + start), format_size(size).c_str());
     } else {
       GSHMEM_ERROR("%s: %p is not a live symmetric allocation (freed twice?); nothing was freed", api, p);
     }
@@ -376,10 +381,11 @@ void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe
   }
   const void* sym = put ? static_cast<const void*>(dest) : source;
   if (!heap_.contains(sym, bytes)) {
-    log::fatal("%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
-               "nvshmem_malloc",
-               api, put ? "destination" : "source", sym, bytes, static_cast<void*>(heap_.base()),
-               static_cast<void*>(heap_.base() + heap_.mapped()));
+    log::fatal(
+        "%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
+        "nvshmem_malloc",
+        api, put ? "destination" : "source", sym, bytes, static_cast<void*>(heap_.base()),
+        static_cast<void*>(heap_.base() + heap_.mapped()));
   }
   if (bytes == 0) return;
   char* base = heap_.peer_base(pe);
@@ -432,8 +438,9 @@ Status Runtime::host_barrier() {
       if (warn_after > 0 && (spins & 1023) == 0) {
         double waited = std::chrono::duration<double>(Clock::now() - start).count();
         if (waited >= next_warn) {
-          GSHMEM_WARN(kColl, "nvshmem_barrier_all: PE %d has waited %.0f s for PE %d to arrive (it reached barrier %llu, "
-                             "this is barrier %llu)",
+          GSHMEM_WARN(kColl,
+                      "nvshmem_barrier_all: PE %d has waited %.0f s for PE %d to arrive (it reached barrier %llu, "
+                      "this is barrier %llu)",
                       me, waited, pe, static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_RELAXED)),
                       static_cast<unsigned long long>(seq));
           next_warn += warn_after;

@@ -7,9 +7,7 @@ namespace {
 inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 }  // namespace
 
-uint64_t HeapAllocator::round_size(uint64_t size) const {
-  return align_up(size == 0 ? 1 : size, min_align_);
-}
+uint64_t HeapAllocator::round_size(uint64_t size) const { return align_up(size == 0 ? 1 : size, min_align_); }
 
 void HeapAllocator::insert_free(uint64_t offset, uint64_t size) {
   if (size == 0) return;

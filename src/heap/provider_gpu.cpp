@@ -24,9 +24,10 @@ class GpuMemoryProvider final : public MemoryProvider {
     CUdeviceptr p = 0;
     CUresult rc = cu().cuMemAddressReserve(&p, bytes, granularity_, 0, 0);
     if (rc != CUDA_SUCCESS) {
-      GSHMEM_ERROR("cannot reserve %s of GPU address space for the symmetric heap (%s); lower "
-                   "NVSHMEM_MAX_MEMORY_PER_GPU",
-                   format_size(bytes).c_str(), cuda_error("cuMemAddressReserve", rc).c_str());
+      GSHMEM_ERROR(
+          "cannot reserve %s of GPU address space for the symmetric heap (%s); lower "
+          "NVSHMEM_MAX_MEMORY_PER_GPU",
+          format_size(bytes).c_str(), cuda_error("cuMemAddressReserve", rc).c_str());
       return GSHMEM_ERROR_OUT_OF_MEMORY;
     }
     *base = reinterpret_cast<char*>(p);
@@ -131,9 +132,10 @@ Status make_gpu_memory_provider(int device, std::unique_ptr<MemoryProvider>* out
   cu().cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device);
   cu().cuDeviceGetAttribute(&fd_ok, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, device);
   if (!vmm || !fd_ok) {
-    GSHMEM_ERROR("GPU %d does not support CUDA virtual memory management with file-descriptor handles, which the "
-                 "symmetric heap needs (use GSHMEM_BACKEND=cpu to run on host memory)",
-                 device);
+    GSHMEM_ERROR(
+        "GPU %d does not support CUDA virtual memory management with file-descriptor handles, which the "
+        "symmetric heap needs (use GSHMEM_BACKEND=cpu to run on host memory)",
+        device);
     return GSHMEM_ERROR_NOT_SUPPORTED;
   }
   CUmemAllocationProp prop{};

@@ -45,7 +45,9 @@ class SymmetricHeap {
   uint64_t mapped() const { return mapped_; }
   uint64_t slot() const { return slot_; }
   // This PE's view of `pe`'s heap, or nullptr when it is not mapped here.
-  char* peer_base(int pe) const { return pe >= 0 && pe < static_cast<int>(peer_base_.size()) ? peer_base_[pe] : nullptr; }
+  char* peer_base(int pe) const {
+    return pe >= 0 && pe < static_cast<int>(peer_base_.size()) ? peer_base_[pe] : nullptr;
+  }
   // Whether [p, p + n) lies inside the mapped part of this PE's heap.
   bool contains(const void* p, uint64_t n) const {
     const char* c = static_cast<const char*>(p);

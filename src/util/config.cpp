@@ -57,11 +57,16 @@ std::string accepted_list(const char* values) {
 
 const char* type_expectation(ConfigType type) {
   switch (type) {
-    case ConfigType::Bool: return "a boolean: 1/0, true/false, yes/no or on/off";
-    case ConfigType::Int: return "an integer";
-    case ConfigType::Size: return "a size: a number with an optional K, M, G or T suffix (powers of 1024), e.g. 512M";
-    case ConfigType::Seconds: return "a number of seconds, e.g. 30 or 0.5";
-    default: return "a value";
+    case ConfigType::Bool:
+      return "a boolean: 1/0, true/false, yes/no or on/off";
+    case ConfigType::Int:
+      return "an integer";
+    case ConfigType::Size:
+      return "a size: a number with an optional K, M, G or T suffix (powers of 1024), e.g. 512M";
+    case ConfigType::Seconds:
+      return "a number of seconds, e.g. 30 or 0.5";
+    default:
+      return "a value";
   }
 }
 
@@ -127,7 +132,10 @@ bool parse_field(ConfigType, const char* values, const std::string& text, std::v
   return true;
 }
 
-std::string format_field(ConfigType type, bool v) { (void)type; return v ? "true" : "false"; }
+std::string format_field(ConfigType type, bool v) {
+  (void)type;
+  return v ? "true" : "false";
+}
 std::string format_field(ConfigType, int64_t v) { return std::to_string(v); }
 std::string format_field(ConfigType, uint64_t v) { return format_size(v); }
 std::string format_field(ConfigType, double v) {
@@ -193,12 +201,23 @@ bool parse_size(const std::string& text, uint64_t* out) {
   if (!suffix.empty()) {
     std::string rest = suffix.substr(1);
     switch (suffix[0]) {
-      case 'b': if (!rest.empty()) return false; break;
-      case 'k': mult = 1024.0; break;
-      case 'm': mult = 1024.0 * 1024; break;
-      case 'g': mult = 1024.0 * 1024 * 1024; break;
-      case 't': mult = 1024.0 * 1024 * 1024 * 1024; break;
-      default: return false;
+      case 'b':
+        if (!rest.empty()) return false;
+        break;
+      case 'k':
+        mult = 1024.0;
+        break;
+      case 'm':
+        mult = 1024.0 * 1024;
+        break;
+      case 'g':
+        mult = 1024.0 * 1024 * 1024;
+        break;
+      case 't':
+        mult = 1024.0 * 1024 * 1024 * 1024;
+        break;
+      default:
+        return false;
     }
     if (!(rest.empty() || rest == "b" || rest == "ib")) return false;
   }
@@ -249,18 +268,17 @@ std::string format_size(uint64_t bytes) {
 Status parse_config(const EnvLookup& lookup, Config* out, std::string* errors) {
   Config cfg;
   std::string errs;
-#define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                        \
-  {                                                                                                     \
-    std::string why;                                                                                    \
-    if (!parse_field(ConfigType::type, values, def, &cfg.field, &why)) {                                \
-      errs += std::string(errs.empty() ? "" : "\n") + "internal: the default of " + name + " is malformed."; \
-    }                                                                                                   \
-    if (const char* text = lookup(name)) {                                                              \
-      if (!parse_field(ConfigType::type, values, text, &cfg.field, &why)) {                             \
-        errs += std::string(errs.empty() ? "" : "\n") + name + "='" + text + "' is not valid: expected " + \
-                why + ".";                                                                              \
-      }                                                                                                 \
-    }                                                                                                   \
+#define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                                      \
+  {                                                                                                                   \
+    std::string why;                                                                                                  \
+    if (!parse_field(ConfigType::type, values, def, &cfg.field, &why)) {                                              \
+      errs += std::string(errs.empty() ? "" : "\n") + "internal: the default of " + name + " is malformed.";          \
+    }                                                                                                                 \
+    if (const char* text = lookup(name)) {                                                                            \
+      if (!parse_field(ConfigType::type, values, text, &cfg.field, &why)) {                                           \
+        errs += std::string(errs.empty() ? "" : "\n") + name + "='" + text + "' is not valid: expected " + why + "."; \
+      }                                                                                                               \
+    }                                                                                                                 \
   }
 #include "util/config.def"
 #undef GSHMEM_CONFIG
@@ -275,9 +293,9 @@ Status parse_config_from_environment(Config* out, std::string* errors) {
 
 std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& lookup) {
   std::vector<ConfigEntry> rows;
-#define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                      \
-  rows.push_back(ConfigEntry{name, ConfigType::type, def, ConfigCategory::cat, values, help,         \
-                             lookup(name) != nullptr, format_field(ConfigType::type, config.field)});
+#define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                                      \
+  rows.push_back(ConfigEntry{name, ConfigType::type, def, ConfigCategory::cat, values, help, lookup(name) != nullptr, \
+                             format_field(ConfigType::type, config.field)});
 #include "util/config.def"
 #undef GSHMEM_CONFIG
   return rows;

@@ -30,16 +30,15 @@ Status load(const std::string& cuda_path, std::string* why) {
     *why = "the CUDA driver is too old: cuGetProcAddress_v2 is missing (CUDA 12 or newer is needed)";
     return GSHMEM_ERROR_NOT_SUPPORTED;
   }
-#define GSHMEM_CUDA_DRIVER_RESOLVE(name, version)                                              \
-  {                                                                                            \
-    void* pfn = nullptr;                                                                       \
-    CUdriverProcAddressQueryResult found;                                                      \
-    if (get_proc(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS || \
-        !pfn) {                                                                                \
-      *why = "the CUDA driver lacks " #name " (version " #version ")";                         \
-      return GSHMEM_ERROR_NOT_SUPPORTED;                                                       \
-    }                                                                                          \
-    g_driver.name = reinterpret_cast<decltype(g_driver.name)>(pfn);                            \
+#define GSHMEM_CUDA_DRIVER_RESOLVE(name, version)                                                      \
+  {                                                                                                    \
+    void* pfn = nullptr;                                                                               \
+    CUdriverProcAddressQueryResult found;                                                              \
+    if (get_proc(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS || !pfn) { \
+      *why = "the CUDA driver lacks " #name " (version " #version ")";                                 \
+      return GSHMEM_ERROR_NOT_SUPPORTED;                                                               \
+    }                                                                                                  \
+    g_driver.name = reinterpret_cast<decltype(g_driver.name)>(pfn);                                    \
   }
   GSHMEM_CUDA_DRIVER_FUNCTIONS(GSHMEM_CUDA_DRIVER_RESOLVE)
 #undef GSHMEM_CUDA_DRIVER_RESOLVE

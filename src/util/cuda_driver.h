@@ -16,57 +16,57 @@ namespace gshmem {
 // resolved through cuGetProcAddress for exactly that version: asking for the newest one would
 // return a different signature where CUDA changed it (cuCtxGetDevice and cuCtxSynchronize take a
 // context since CUDA 13). The pointer types are cudaTypedefs.h's PFN_<name>_v<version>.
-#define GSHMEM_CUDA_DRIVER_FUNCTIONS(X) \
-  X(cuInit, 2000)                             \
-  X(cuDriverGetVersion, 2020)                 \
-  X(cuGetErrorString, 6000)                   \
-  X(cuGetErrorName, 6000)                     \
-  X(cuDeviceGetCount, 2000)                   \
-  X(cuDeviceGet, 2000)                        \
-  X(cuDeviceGetAttribute, 2000)               \
-  X(cuDeviceGetName, 2000)                    \
-  X(cuDeviceGetUuid, 11040)                    \
-  X(cuDeviceGetPCIBusId, 4010)                \
-  X(cuDeviceCanAccessPeer, 4000)              \
-  X(cuDevicePrimaryCtxRetain, 7000)           \
-  X(cuDevicePrimaryCtxRelease, 11000)          \
-  X(cuCtxGetCurrent, 4000)                    \
-  X(cuCtxSetCurrent, 4000)                    \
-  X(cuCtxGetDevice, 2000)                     \
-  X(cuCtxSynchronize, 2000)                    \
-  X(cuCtxGetFlags, 7000)                       \
-  X(cuCtxSetFlags, 12010)                   \
-  X(cuMemGetInfo, 3020)                       \
-  X(cuMemGetAllocationGranularity, 10020)      \
-  X(cuMemAddressReserve, 10020)                \
-  X(cuMemAddressFree, 10020)                   \
-  X(cuMemCreate, 10020)                        \
-  X(cuMemRelease, 10020)                       \
-  X(cuMemMap, 10020)                           \
-  X(cuMemUnmap, 10020)                         \
-  X(cuMemSetAccess, 10020)                     \
-  X(cuMemExportToShareableHandle, 10020)       \
-  X(cuMemImportFromShareableHandle, 10020)     \
-  X(cuMemAlloc, 3020)                         \
-  X(cuMemFree, 3020)                          \
-  X(cuMemcpy, 4000)                           \
-  X(cuMemcpyAsync, 4000)                      \
-  X(cuMemcpyHtoD, 3020)                       \
-  X(cuMemcpyDtoH, 3020)                       \
-  X(cuMemsetD8, 3020)                         \
-  X(cuMemsetD8Async, 3020)                    \
-  X(cuStreamCreate, 2000)                     \
-  X(cuStreamDestroy, 4000)                    \
-  X(cuStreamSynchronize, 2000)                 \
-  X(cuStreamQuery, 2000)                \
-  X(cuStreamWaitEvent, 3020)                  \
-  X(cuEventCreate, 2000)                      \
-  X(cuEventDestroy, 4000)                     \
-  X(cuEventRecord, 2000)                      \
-  X(cuModuleLoadData, 2000)                   \
-  X(cuModuleUnload, 2000)                     \
-  X(cuModuleGetFunction, 2000)                \
-  X(cuModuleGetGlobal, 3020)                  \
+#define GSHMEM_CUDA_DRIVER_FUNCTIONS(X)    \
+  X(cuInit, 2000)                          \
+  X(cuDriverGetVersion, 2020)              \
+  X(cuGetErrorString, 6000)                \
+  X(cuGetErrorName, 6000)                  \
+  X(cuDeviceGetCount, 2000)                \
+  X(cuDeviceGet, 2000)                     \
+  X(cuDeviceGetAttribute, 2000)            \
+  X(cuDeviceGetName, 2000)                 \
+  X(cuDeviceGetUuid, 11040)                \
+  X(cuDeviceGetPCIBusId, 4010)             \
+  X(cuDeviceCanAccessPeer, 4000)           \
+  X(cuDevicePrimaryCtxRetain, 7000)        \
+  X(cuDevicePrimaryCtxRelease, 11000)      \
+  X(cuCtxGetCurrent, 4000)                 \
+  X(cuCtxSetCurrent, 4000)                 \
+  X(cuCtxGetDevice, 2000)                  \
+  X(cuCtxSynchronize, 2000)                \
+  X(cuCtxGetFlags, 7000)                   \
+  X(cuCtxSetFlags, 12010)                  \
+  X(cuMemGetInfo, 3020)                    \
+  X(cuMemGetAllocationGranularity, 10020)  \
+  X(cuMemAddressReserve, 10020)            \
+  X(cuMemAddressFree, 10020)               \
+  X(cuMemCreate, 10020)                    \
+  X(cuMemRelease, 10020)                   \
+  X(cuMemMap, 10020)                       \
+  X(cuMemUnmap, 10020)                     \
+  X(cuMemSetAccess, 10020)                 \
+  X(cuMemExportToShareableHandle, 10020)   \
+  X(cuMemImportFromShareableHandle, 10020) \
+  X(cuMemAlloc, 3020)                      \
+  X(cuMemFree, 3020)                       \
+  X(cuMemcpy, 4000)                        \
+  X(cuMemcpyAsync, 4000)                   \
+  X(cuMemcpyHtoD, 3020)                    \
+  X(cuMemcpyDtoH, 3020)                    \
+  X(cuMemsetD8, 3020)                      \
+  X(cuMemsetD8Async, 3020)                 \
+  X(cuStreamCreate, 2000)                  \
+  X(cuStreamDestroy, 4000)                 \
+  X(cuStreamSynchronize, 2000)             \
+  X(cuStreamQuery, 2000)                   \
+  X(cuStreamWaitEvent, 3020)               \
+  X(cuEventCreate, 2000)                   \
+  X(cuEventDestroy, 4000)                  \
+  X(cuEventRecord, 2000)                   \
+  X(cuModuleLoadData, 2000)                \
+  X(cuModuleUnload, 2000)                  \
+  X(cuModuleGetFunction, 2000)             \
+  X(cuModuleGetGlobal, 3020)               \
   X(cuLaunchKernel, 4000)
 
 struct CudaDriver {
@@ -89,14 +89,13 @@ std::string cuda_error(const char* call, CUresult rc);
 
 // Calls a driver function through the loaded table; on failure logs the call, the error and
 // where, and returns GSHMEM_ERROR_CUDA from the enclosing function.
-#define GSHMEM_CU_CHECK(call_name, ...)                                                            \
-  do {                                                                                             \
-    CUresult gshmem_cu_rc_ = ::gshmem::cu().call_name(__VA_ARGS__);                                \
-    if (gshmem_cu_rc_ != CUDA_SUCCESS) {                                                           \
-      GSHMEM_ERROR("%s (%s:%d)", ::gshmem::cuda_error(#call_name, gshmem_cu_rc_).c_str(), __FILE__, \
-                   __LINE__);                                                                      \
-      return GSHMEM_ERROR_CUDA;                                                                    \
-    }                                                                                              \
+#define GSHMEM_CU_CHECK(call_name, ...)                                                                        \
+  do {                                                                                                         \
+    CUresult gshmem_cu_rc_ = ::gshmem::cu().call_name(__VA_ARGS__);                                            \
+    if (gshmem_cu_rc_ != CUDA_SUCCESS) {                                                                       \
+      GSHMEM_ERROR("%s (%s:%d)", ::gshmem::cuda_error(#call_name, gshmem_cu_rc_).c_str(), __FILE__, __LINE__); \
+      return GSHMEM_ERROR_CUDA;                                                                                \
+    }                                                                                                          \
   } while (0)
 
 #endif  // GSHMEM_HAVE_CUDA

@@ -65,17 +65,28 @@ void vwrite(const char* level_name, const char* subsys_name, const char* fmt, va
 
 const char* subsys_name(uint32_t subsys) {
   switch (subsys) {
-    case kInit: return "INIT";
-    case kBootstrap: return "BOOTSTRAP";
-    case kMem: return "MEM";
-    case kTransport: return "TRANSPORT";
-    case kP2P: return "P2P";
-    case kProxy: return "PROXY";
-    case kColl: return "COLL";
-    case kTeam: return "TEAM";
-    case kTopo: return "TOPO";
-    case kUtil: return "UTIL";
-    default: return "";
+    case kInit:
+      return "INIT";
+    case kBootstrap:
+      return "BOOTSTRAP";
+    case kMem:
+      return "MEM";
+    case kTransport:
+      return "TRANSPORT";
+    case kP2P:
+      return "P2P";
+    case kProxy:
+      return "PROXY";
+    case kColl:
+      return "COLL";
+    case kTeam:
+      return "TEAM";
+    case kTopo:
+      return "TOPO";
+    case kUtil:
+      return "UTIL";
+    default:
+      return "";
   }
 }
 
@@ -84,11 +95,16 @@ const char* subsys_name(uint32_t subsys) {
 void configure(const Config& config) {
   const std::string& d = config.debug;
   g_abort = d == "ABORT";
-  if (d == "NONE") g_level = Level::None;
-  else if (d == "VERSION") g_level = Level::Version;
-  else if (d == "INFO") g_level = Level::Info;
-  else if (d == "TRACE") g_level = Level::Trace;
-  else g_level = Level::Warn;
+  if (d == "NONE")
+    g_level = Level::None;
+  else if (d == "VERSION")
+    g_level = Level::Version;
+  else if (d == "INFO")
+    g_level = Level::Info;
+  else if (d == "TRACE")
+    g_level = Level::Trace;
+  else
+    g_level = Level::Warn;
 
   uint32_t include = 0, exclude = 0;
   bool any_include = false;
@@ -108,9 +124,12 @@ void configure(const Config& config) {
       char c = config.debug_file[i];
       if (c == '%' && i + 1 < config.debug_file.size()) {
         char n = config.debug_file[++i];
-        if (n == 'h') path += host_name();
-        else if (n == 'p') path += std::to_string(getpid());
-        else path += std::string("%") + n;
+        if (n == 'h')
+          path += host_name();
+        else if (n == 'p')
+          path += std::to_string(getpid());
+        else
+          path += std::string("%") + n;
       } else {
         path += c;
       }

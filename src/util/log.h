@@ -69,10 +69,10 @@ std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 }  // namespace log
 }  // namespace gshmem
 
-#define GSHMEM_LOG(level, level_name, subsys, ...)                                               \
-  do {                                                                                            \
-    if (::gshmem::log::enabled(::gshmem::log::Level::level, ::gshmem::log::subsys))               \
-      ::gshmem::log::write(level_name, ::gshmem::log::subsys, __VA_ARGS__);                       \
+#define GSHMEM_LOG(level, level_name, subsys, ...)                                  \
+  do {                                                                              \
+    if (::gshmem::log::enabled(::gshmem::log::Level::level, ::gshmem::log::subsys)) \
+      ::gshmem::log::write(level_name, ::gshmem::log::subsys, __VA_ARGS__);         \
   } while (0)
 #define GSHMEM_WARN(subsys, ...) GSHMEM_LOG(Warn, "WARN", subsys, __VA_ARGS__)
 #define GSHMEM_INFO(subsys, ...) GSHMEM_LOG(Info, "INFO", subsys, __VA_ARGS__)

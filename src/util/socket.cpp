@@ -240,13 +240,14 @@ Status unix_send_fd(int sock, const std::string& name, const void* payload, size
     if (::sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return GSHMEM_SUCCESS;
     int err = errno;
     // ECONNREFUSED/ENOENT: the receiver has not bound its socket yet (or is gone).
-    bool retry = err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS || err == ECONNREFUSED ||
-                 err == ENOENT;
+    bool retry =
+        err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS || err == ECONNREFUSED || err == ENOENT;
     if (!retry) {
       GSHMEM_ERROR("sending a descriptor to '@%s' failed: %s", name.c_str(), std::strerror(err));
       return GSHMEM_ERROR_SYSTEM;
     }
-    if (ms_until(deadline) == 0) return (err == ECONNREFUSED || err == ENOENT) ? GSHMEM_ERROR_PEER_GONE : GSHMEM_ERROR_TIMEOUT;
+    if (ms_until(deadline) == 0)
+      return (err == ECONNREFUSED || err == ENOENT) ? GSHMEM_ERROR_PEER_GONE : GSHMEM_ERROR_TIMEOUT;
     std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
     delay_us = delay_us < 5000 ? delay_us * 2 : 5000;
   }
@@ -297,10 +298,20 @@ inline uint64_t load64(const uint8_t* p) {
   return v;  // little-endian hosts only (x86-64, aarch64)
 }
 inline void sip_round(uint64_t& v0, uint64_t& v1, uint64_t& v2, uint64_t& v3) {
-  v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
-  v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
-  v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
-  v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+  v0 += v1;
+  v1 = rotl(v1, 13);
+  v1 ^= v0;
+  v0 = rotl(v0, 32);
+  v2 += v3;
+  v3 = rotl(v3, 16);
+  v3 ^= v2;
+  v0 += v3;
+  v3 = rotl(v3, 21);
+  v3 ^= v0;
+  v2 += v1;
+  v1 = rotl(v1, 17);
+  v1 ^= v2;
+  v2 = rotl(v2, 32);
 }
 }  // namespace
 

@@ -25,7 +25,8 @@ int main() {
   kernel_a<<<1, 1>>>(out);
   run_tu_b(out + 4);
   int host[8];
-  if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost) != cudaSuccess) {
+  if (cudaDeviceSynchronize() != cudaSuccess ||
+      cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost) != cudaSuccess) {
     std::printf("CUDA error\n");
     return 1;
   }

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "gpu_test.cuh"
 #include "gen/rma_names.cuh"
+#include "gpu_test.cuh"
 
 namespace {
 

@@ -26,36 +26,54 @@ __global__ void rma_kernel(int op, int scope, char* dst, const char* src, size_t
   }
   switch (op) {
     case kPut:
-      if (scope == kThread) nvshmem_putmem(dst, src, n, pe);
-      else if (scope == kWarp) nvshmemx_putmem_warp(dst, src, n, pe);
-      else nvshmemx_putmem_block(dst, src, n, pe);
+      if (scope == kThread)
+        nvshmem_putmem(dst, src, n, pe);
+      else if (scope == kWarp)
+        nvshmemx_putmem_warp(dst, src, n, pe);
+      else
+        nvshmemx_putmem_block(dst, src, n, pe);
       break;
     case kPutNbi:
-      if (scope == kThread) nvshmem_putmem_nbi(dst, src, n, pe);
-      else if (scope == kWarp) nvshmemx_putmem_nbi_warp(dst, src, n, pe);
-      else nvshmemx_putmem_nbi_block(dst, src, n, pe);
+      if (scope == kThread)
+        nvshmem_putmem_nbi(dst, src, n, pe);
+      else if (scope == kWarp)
+        nvshmemx_putmem_nbi_warp(dst, src, n, pe);
+      else
+        nvshmemx_putmem_nbi_block(dst, src, n, pe);
       break;
     case kGet:
-      if (scope == kThread) nvshmem_getmem(dst, src, n, pe);
-      else if (scope == kWarp) nvshmemx_getmem_warp(dst, src, n, pe);
-      else nvshmemx_getmem_block(dst, src, n, pe);
+      if (scope == kThread)
+        nvshmem_getmem(dst, src, n, pe);
+      else if (scope == kWarp)
+        nvshmemx_getmem_warp(dst, src, n, pe);
+      else
+        nvshmemx_getmem_block(dst, src, n, pe);
       break;
     case kGetNbi:
-      if (scope == kThread) nvshmem_getmem_nbi(dst, src, n, pe);
-      else if (scope == kWarp) nvshmemx_getmem_nbi_warp(dst, src, n, pe);
-      else nvshmemx_getmem_nbi_block(dst, src, n, pe);
+      if (scope == kThread)
+        nvshmem_getmem_nbi(dst, src, n, pe);
+      else if (scope == kWarp)
+        nvshmemx_getmem_nbi_warp(dst, src, n, pe);
+      else
+        nvshmemx_getmem_nbi_block(dst, src, n, pe);
       break;
     case kPutTyped:
-      if (scope == kThread) nvshmem_char_put(dst, src, n, pe);
-      else if (scope == kWarp) nvshmemx_char_put_warp(dst, src, n, pe);
-      else nvshmemx_char_put_block(dst, src, n, pe);
+      if (scope == kThread)
+        nvshmem_char_put(dst, src, n, pe);
+      else if (scope == kWarp)
+        nvshmemx_char_put_warp(dst, src, n, pe);
+      else
+        nvshmemx_char_put_block(dst, src, n, pe);
       break;
     case kGetTyped: {
       auto* d = reinterpret_cast<unsigned char*>(dst);
       auto* s = reinterpret_cast<const unsigned char*>(src);
-      if (scope == kThread) nvshmem_uchar_get_nbi(d, s, n, pe);
-      else if (scope == kWarp) nvshmemx_uchar_get_nbi_warp(d, s, n, pe);
-      else nvshmemx_uchar_get_nbi_block(d, s, n, pe);
+      if (scope == kThread)
+        nvshmem_uchar_get_nbi(d, s, n, pe);
+      else if (scope == kWarp)
+        nvshmemx_uchar_get_nbi_warp(d, s, n, pe);
+      else
+        nvshmemx_uchar_get_nbi_block(d, s, n, pe);
       break;
     }
   }
@@ -129,7 +147,8 @@ int main() {
           mp::fill(want.data(), n, mp::seed_of(from, round));
           size_t wrong = 0;
           for (size_t i = 0; i < n; ++i) wrong += got[i + 1] != want[i];
-          MP_CHECK(bad < 0, "%s %s of %zu bytes (offsets %zu/%zu): %zu bytes differ, the first at %ld (%02x, expected %02x)",
+          MP_CHECK(bad < 0,
+                   "%s %s of %zu bytes (offsets %zu/%zu): %zu bytes differ, the first at %ld (%02x, expected %02x)",
                    scope_name[scope], op_name[op], n, o[0], o[1], wrong, bad, got[bad + 1], want[bad]);
         }
         MP_CHECK(got[0] == 0xA5 && got[n + 1] == 0xA5, "%s %s of %zu bytes wrote outside its target", scope_name[scope],

@@ -7,19 +7,19 @@
 
 #include "../mp/mp_test.h"
 
-#define CUDA_CHECK(call)                                                                                \
-  do {                                                                                                  \
-    cudaError_t e_ = (call);                                                                            \
-    if (e_ != cudaSuccess) {                                                                            \
+#define CUDA_CHECK(call)                                                                                  \
+  do {                                                                                                    \
+    cudaError_t e_ = (call);                                                                              \
+    if (e_ != cudaSuccess) {                                                                              \
       std::fprintf(stderr, "PE %d: %s failed at %s:%d: %s\n", nvshmem_my_pe(), #call, __FILE__, __LINE__, \
-                   cudaGetErrorString(e_));                                                             \
-      std::exit(1);                                                                                     \
-    }                                                                                                   \
+                   cudaGetErrorString(e_));                                                               \
+      std::exit(1);                                                                                       \
+    }                                                                                                     \
   } while (0)
 
-#define KERNEL_CHECK() \
-  do {                 \
-    CUDA_CHECK(cudaGetLastError()); \
+#define KERNEL_CHECK()                   \
+  do {                                   \
+    CUDA_CHECK(cudaGetLastError());      \
     CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)
 

@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (c == "late") {  // the last PE arrives after the bootstrap timeout: the others name it
-    if (std::getenv("GSHMEM_RUN_RANK") && std::atoi(std::getenv("GSHMEM_RUN_RANK")) == std::atoi(std::getenv("GSHMEM_RUN_SIZE")) - 1) {
+    if (std::getenv("GSHMEM_RUN_RANK") &&
+        std::atoi(std::getenv("GSHMEM_RUN_RANK")) == std::atoi(std::getenv("GSHMEM_RUN_SIZE")) - 1) {
       sleep(30);  // gshmrun stops us long before
     }
   }
@@ -37,11 +38,11 @@ int main(int argc, char** argv) {
     if (me == 0) nvshmem_getmem(local, buf, 1ull << 40, 0);
     nvshmem_barrier_all();
   } else if (c == "bad_free") {  // errors, nothing freed, and the job goes on to exit 0
-    nvshmem_free(buf + 8);                  // inside a block
-    nvshmem_free(local);                    // not in the heap
+    nvshmem_free(buf + 8);       // inside a block
+    nvshmem_free(local);         // not in the heap
     char* other = static_cast<char*>(nvshmem_malloc(100));
     nvshmem_free(other);
-    nvshmem_free(other);                    // twice
+    nvshmem_free(other);  // twice
     // The heap is intact: buf is still live and usable.
     nvshmem_putmem(buf, local, 64, (me + 1) % npes);
     nvshmem_barrier_all();
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   } else if (c == "crash") {  // PE 1 dies by SIGSEGV; gshmrun names it and stops the rest
     nvshmem_barrier_all();
     if (me == 1 % npes) raise(SIGSEGV);
-    nvshmem_barrier_all();  // the others wait here until gshmrun stops them
+    nvshmem_barrier_all();        // the others wait here until gshmrun stops them
   } else if (c == "exit_code") {  // PE 1 exits with status 3 without finalizing
     if (me == 1 % npes) std::exit(3);
     nvshmem_barrier_all();

@@ -15,11 +15,13 @@ int main() {
   MP_CHECK(me >= 0 && me < npes, "my_pe %d of %d", me, npes);
   MP_CHECK(nvshmem_team_my_pe(NVSHMEM_TEAM_WORLD) == me && nvshmem_team_n_pes(NVSHMEM_TEAM_WORLD) == npes, "world");
   // Every PE of these tests runs on this host.
-  MP_CHECK(nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE) == npes, "node team has %d PEs", nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE));
+  MP_CHECK(nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE) == npes, "node team has %d PEs",
+           nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE));
   MP_CHECK(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) == me, "node rank");
   MP_CHECK(nvshmem_team_n_pes(NVSHMEM_TEAM_SHARED) == npes && nvshmem_team_my_pe(NVSHMEM_TEAM_SHARED) == me, "shared");
-  MP_CHECK(nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 1 && nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 0,
-           "same-mype-node team");
+  MP_CHECK(
+      nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 1 && nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 0,
+      "same-mype-node team");
   MP_CHECK(nvshmem_team_my_pe(NVSHMEM_TEAM_INVALID) == -1 && nvshmem_team_n_pes(77) == -1, "invalid teams");
 
   int major = 0, minor = 0, patch = 0;

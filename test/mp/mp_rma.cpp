@@ -27,23 +27,32 @@ std::vector<size_t> sizes() {
 enum class Mode { kBlocking, kNbi, kTyped, kSized, kStream };
 const char* name(Mode m) {
   switch (m) {
-    case Mode::kBlocking: return "putmem/getmem";
-    case Mode::kNbi: return "_nbi + quiet";
-    case Mode::kTyped: return "typed";
-    case Mode::kSized: return "sized";
-    case Mode::kStream: return "_on_stream";
+    case Mode::kBlocking:
+      return "putmem/getmem";
+    case Mode::kNbi:
+      return "_nbi + quiet";
+    case Mode::kTyped:
+      return "typed";
+    case Mode::kSized:
+      return "sized";
+    case Mode::kStream:
+      return "_on_stream";
   }
   return "?";
 }
 
 void do_put(Mode m, char* dest, const char* src, size_t n, int pe) {
   switch (m) {
-    case Mode::kBlocking: nvshmem_putmem(dest, src, n, pe); break;
+    case Mode::kBlocking:
+      nvshmem_putmem(dest, src, n, pe);
+      break;
     case Mode::kNbi:
       nvshmem_putmem_nbi(dest, src, n, pe);
       nvshmem_quiet();
       break;
-    case Mode::kTyped: nvshmem_char_put(dest, src, n, pe); break;
+    case Mode::kTyped:
+      nvshmem_char_put(dest, src, n, pe);
+      break;
     case Mode::kSized:
       // The sized forms move whole elements; the odd tail goes through put8.
       nvshmem_put32(dest, src, n / 4, pe);
@@ -59,12 +68,16 @@ void do_put(Mode m, char* dest, const char* src, size_t n, int pe) {
 
 void do_get(Mode m, char* dest, const char* src, size_t n, int pe) {
   switch (m) {
-    case Mode::kBlocking: nvshmem_getmem(dest, src, n, pe); break;
+    case Mode::kBlocking:
+      nvshmem_getmem(dest, src, n, pe);
+      break;
     case Mode::kNbi:
       nvshmem_getmem_nbi(dest, src, n, pe);
       nvshmem_quiet();
       break;
-    case Mode::kTyped: nvshmem_schar_get(reinterpret_cast<signed char*>(dest), reinterpret_cast<const signed char*>(src), n, pe); break;
+    case Mode::kTyped:
+      nvshmem_schar_get(reinterpret_cast<signed char*>(dest), reinterpret_cast<const signed char*>(src), n, pe);
+      break;
     case Mode::kSized:
       nvshmem_get64(dest, src, n / 8, pe);
       nvshmem_get8(dest + n / 8 * 8, src + n / 8 * 8, n % 8, pe);
@@ -147,8 +160,8 @@ int main() {
     MP_CHECK(nvshmem_double_g(dd + i, me) == 0.5 * prev + i, "double_p/g element %d", i);
     MP_CHECK(nvshmem_short_g(ss + i, me) == static_cast<short>(-prev * 100 - i), "short_p/g element %d", i);
     // PE `next` received its bytes from this PE: read them back remotely.
-    MP_CHECK(nvshmem_uint8_g(u8 + i, next) == static_cast<uint8_t>(me * 3 + i),
-             "uint8_g from PE %d element %d", next, i);
+    MP_CHECK(nvshmem_uint8_g(u8 + i, next) == static_cast<uint8_t>(me * 3 + i), "uint8_g from PE %d element %d", next,
+             i);
   }
   nvshmem_barrier_all();  // every PE has checked its arrays before they are written again
   // Typed put/get of wider types at element offsets.

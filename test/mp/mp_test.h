@@ -15,14 +15,14 @@
 #include <cuda_runtime.h>
 #endif
 
-#define MP_CHECK(cond, ...)                                                                        \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
+#define MP_CHECK(cond, ...)                                                                                   \
+  do {                                                                                                        \
+    if (!(cond)) {                                                                                            \
       std::fprintf(stderr, "PE %d: check failed at %s:%d: %s: ", nvshmem_my_pe(), __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                                           \
-      std::fprintf(stderr, "\n");                                                                  \
-      std::exit(1);                                                                                \
-    }                                                                                              \
+      std::fprintf(stderr, __VA_ARGS__);                                                                      \
+      std::fprintf(stderr, "\n");                                                                             \
+      std::exit(1);                                                                                           \
+    }                                                                                                         \
   } while (0)
 
 namespace mp {

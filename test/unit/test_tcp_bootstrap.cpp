@@ -193,7 +193,8 @@ TEST(TcpBootstrap, AbortReachesTheLauncher) {
   std::unique_ptr<Bootstrap> b;
   ASSERT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
   std::thread t([&] { b->abort_job(7, "test"); });
-  for (int i = 0; i < 200 && job.listener.aborted_rank < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 200 && job.listener.aborted_rank < 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(job.listener.aborted_rank, 0);
   EXPECT_EQ(job.listener.abort_code, 7);
   t.detach();  // abort_job waits for the launcher to end the process

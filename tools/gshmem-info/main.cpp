@@ -16,13 +16,20 @@ namespace {
 
 const char* type_name(gshmem::ConfigType t) {
   switch (t) {
-    case gshmem::ConfigType::Bool: return "bool";
-    case gshmem::ConfigType::Int: return "int";
-    case gshmem::ConfigType::Size: return "size";
-    case gshmem::ConfigType::Seconds: return "seconds";
-    case gshmem::ConfigType::String: return "string";
-    case gshmem::ConfigType::Enum: return "choice";
-    case gshmem::ConfigType::List: return "list";
+    case gshmem::ConfigType::Bool:
+      return "bool";
+    case gshmem::ConfigType::Int:
+      return "int";
+    case gshmem::ConfigType::Size:
+      return "size";
+    case gshmem::ConfigType::Seconds:
+      return "seconds";
+    case gshmem::ConfigType::String:
+      return "string";
+    case gshmem::ConfigType::Enum:
+      return "choice";
+    case gshmem::ConfigType::List:
+      return "list";
   }
   return "?";
 }
@@ -63,8 +70,9 @@ int main(int argc, char** argv) {
       std::printf("gshmem %s\n", GSHMEM_VERSION_STRING);
       return 0;
     } else {
-      std::printf("usage: gshmem-info [--all] [--version]\n"
-                  "Prints the version, the build options and every setting (--all: also the internal ones).\n");
+      std::printf(
+          "usage: gshmem-info [--all] [--version]\n"
+          "Prints the version, the build options and every setting (--all: also the internal ones).\n");
       return std::strcmp(argv[i], "-h") && std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }

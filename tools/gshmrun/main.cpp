@@ -234,14 +234,17 @@ int main(int argc, char** argv) {
         p.running = false;
         --running;
         bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        if (opt.verbose) std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid), describe_status(status).c_str());
+        if (opt.verbose)
+          std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid),
+                       describe_status(status).c_str());
         if (failed && !p.stopped_by_us && exit_code == 0) {
           exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
           if (running > 0) {
             std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s; stopping the other %d PE%s\n", r, static_cast<int>(pid),
                          describe_status(status).c_str(), running, running == 1 ? "" : "s");
           } else {
-            std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid), describe_status(status).c_str());
+            std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid),
+                         describe_status(status).c_str());
           }
           stop_all(SIGTERM);
         }

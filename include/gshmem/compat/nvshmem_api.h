@@ -3,12 +3,12 @@
 #ifndef GSHMEM_COMPAT_NVSHMEM_API_H_
 #define GSHMEM_COMPAT_NVSHMEM_API_H_
 
-#include "gshmem/compat/nvshmem_types.h"
 #include "gshmem/compat/gen/nvshmem_host.h"
+#include "gshmem/compat/nvshmem_types.h"
 
 #if defined(__CUDACC__) && !defined(GSHMEM_HOST_ONLY)
-#include "gshmem/device/device.cuh"
 #include "gshmem/compat/gen/nvshmem_device.cuh"
+#include "gshmem/device/device.cuh"
 #endif
 
 #endif /* GSHMEM_COMPAT_NVSHMEM_API_H_ */

@@ -110,10 +110,7 @@ enum nvshmemi_cmp_type {
   NVSHMEM_CMP_SENTINEL = 1 << 30
 };
 
-typedef enum {
-  NVSHMEM_SIGNAL_SET = 9,
-  NVSHMEM_SIGNAL_ADD = 10
-} nvshmemx_signal_op_t;
+typedef enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 } nvshmemx_signal_op_t;
 
 /* ---- init attributes ----------------------------------------------------------------------- */
 enum flags {
@@ -132,7 +129,10 @@ typedef struct {
 } nvshmemx_uniqueid_v1;
 typedef nvshmemx_uniqueid_v1 nvshmemx_uniqueid_t;
 #define NVSHMEMX_UNIQUEID_VERSION NVSHMEMI_STRUCT_VERSION(1, nvshmemx_uniqueid_v1)
-#define NVSHMEMX_UNIQUEID_INITIALIZER {NVSHMEMX_UNIQUEID_VERSION, {0}}
+#define NVSHMEMX_UNIQUEID_INITIALIZER \
+  {                                   \
+    NVSHMEMX_UNIQUEID_VERSION, { 0 }  \
+  }
 
 typedef struct {
   int version;
@@ -142,7 +142,8 @@ typedef struct {
 } nvshmemx_uniqueid_args_v1;
 typedef nvshmemx_uniqueid_args_v1 nvshmemx_uniqueid_args_t;
 #define NVSHMEMX_UNIQUEID_ARGS_VERSION NVSHMEMI_STRUCT_VERSION(1, nvshmemx_uniqueid_args_v1)
-#define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER {NVSHMEMX_UNIQUEID_ARGS_VERSION, NULL, -1, -1}
+#define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER \
+  { NVSHMEMX_UNIQUEID_ARGS_VERSION, NULL, -1, -1 }
 
 typedef struct {
   int version;
@@ -162,11 +163,11 @@ typedef nvshmemx_init_attr_v2 nvshmemx_init_attr_t;
 #define NVSHMEM_INIT_ATTR_V2_IDENTIFIER NVSHMEMI_STRUCT_VERSION(2, nvshmemx_init_attr_v2)
 #define NVSHMEM_INIT_ATTR_V1_IDENTIFIER NVSHMEMI_STRUCT_VERSION(1, nvshmemx_init_attr_v2)
 
-#define NVSHMEMX_INIT_ATTR_INITIALIZER                                                             \
-  {                                                                                                \
-    NVSHMEM_INIT_ATTR_V2_IDENTIFIER, NULL, {                                                       \
-      NVSHMEMX_INIT_ARGS_VERSION, NVSHMEMX_UNIQUEID_ARGS_INITIALIZER, -1, { 0 }                    \
-    }                                                                                              \
+#define NVSHMEMX_INIT_ATTR_INITIALIZER                                          \
+  {                                                                             \
+    NVSHMEM_INIT_ATTR_V2_IDENTIFIER, NULL, {                                    \
+      NVSHMEMX_INIT_ARGS_VERSION, NVSHMEMX_UNIQUEID_ARGS_INITIALIZER, -1, { 0 } \
+    }                                                                           \
   }
 
 #ifdef __cplusplus

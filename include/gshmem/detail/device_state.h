@@ -21,7 +21,7 @@ namespace detail {
 constexpr uint32_t kDeviceStateAbi = 1;
 
 struct DeviceState {
-  uint32_t abi;  /* kDeviceStateAbi once initialised, 0 before */
+  uint32_t abi; /* kDeviceStateAbi once initialised, 0 before */
   int32_t mype;
   int32_t npes;
   int32_t node_mype; /* index in NVSHMEMX_TEAM_NODE */
@@ -31,11 +31,11 @@ struct DeviceState {
   int32_t same_mype_node_mype; /* index in NVSHMEMX_TEAM_SAME_MYPE_NODE (-1 when not uniform) */
   int32_t same_mype_node_npes;
   int32_t reserved0;
-  char *heap_base;            /* this PE's symmetric heap */
-  uint64_t heap_span;         /* bytes of address space of one heap window (nvshmem_ptr bounds) */
-  char *const *peer_base;     /* [npes]: each PE's heap as mapped here; NULL if not reachable by load/store */
-  uint64_t *barrier_flags;    /* symmetric [npes]: slot p holds the last barrier sequence PE p reached */
-  uint64_t *barrier_seq;      /* this PE's barrier sequence (device memory) */
+  char *heap_base;         /* this PE's symmetric heap */
+  uint64_t heap_span;      /* bytes of address space of one heap window (nvshmem_ptr bounds) */
+  char *const *peer_base;  /* [npes]: each PE's heap as mapped here; NULL if not reachable by load/store */
+  uint64_t *barrier_flags; /* symmetric [npes]: slot p holds the last barrier sequence PE p reached */
+  uint64_t *barrier_seq;   /* this PE's barrier sequence (device memory) */
   uint64_t reserved[4];
 };
 

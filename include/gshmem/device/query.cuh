@@ -13,21 +13,31 @@ namespace dev {
 __device__ __forceinline__ int team_my_pe(int team) {
   const auto& st = gshmem::detail::state();
   switch (team) {
-    case NVSHMEM_TEAM_WORLD: return st.mype;
-    case NVSHMEM_TEAM_SHARED: return st.shared_mype;
-    case NVSHMEMX_TEAM_NODE: return st.node_mype;
-    case NVSHMEMX_TEAM_SAME_MYPE_NODE: return st.same_mype_node_mype;
-    default: return -1;
+    case NVSHMEM_TEAM_WORLD:
+      return st.mype;
+    case NVSHMEM_TEAM_SHARED:
+      return st.shared_mype;
+    case NVSHMEMX_TEAM_NODE:
+      return st.node_mype;
+    case NVSHMEMX_TEAM_SAME_MYPE_NODE:
+      return st.same_mype_node_mype;
+    default:
+      return -1;
   }
 }
 __device__ __forceinline__ int team_n_pes(int team) {
   const auto& st = gshmem::detail::state();
   switch (team) {
-    case NVSHMEM_TEAM_WORLD: return st.npes;
-    case NVSHMEM_TEAM_SHARED: return st.shared_npes;
-    case NVSHMEMX_TEAM_NODE: return st.node_npes;
-    case NVSHMEMX_TEAM_SAME_MYPE_NODE: return st.same_mype_node_npes;
-    default: return -1;
+    case NVSHMEM_TEAM_WORLD:
+      return st.npes;
+    case NVSHMEM_TEAM_SHARED:
+      return st.shared_npes;
+    case NVSHMEMX_TEAM_NODE:
+      return st.node_npes;
+    case NVSHMEMX_TEAM_SAME_MYPE_NODE:
+      return st.same_mype_node_npes;
+    default:
+      return -1;
   }
 }
 

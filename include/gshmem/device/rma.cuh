@@ -14,8 +14,8 @@
 
 #if defined(__CUDACC__)
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include "gshmem/device/copy.cuh"
 #include "gshmem/device/ordering.cuh"
@@ -38,8 +38,9 @@ __device__ __forceinline__ void check(const void* sym, size_t bytes, int pe) {
   const auto& st = gshmem::detail::state();
   const char* p = static_cast<const char*>(sym);
   if (st.abi == 0) {
-    printf("gshmem: a kernel used the device API before the GPU was bound (call nvshmem_malloc or "
-           "nvshmem_barrier_all after nvshmem_init first)\n");
+    printf(
+        "gshmem: a kernel used the device API before the GPU was bound (call nvshmem_malloc or "
+        "nvshmem_barrier_all after nvshmem_init first)\n");
     __trap();
   }
   if (pe < 0 || pe >= st.npes) {
@@ -65,8 +66,8 @@ __device__ __forceinline__ void check(const void* sym, size_t bytes, int pe) {
 // Address of `pe`'s copy of the symmetric object at `sym`, in this GPU's address space.
 __device__ __forceinline__ char* peer_address(const void* sym, int pe) {
   const auto& st = gshmem::detail::state();
-  const char* base = reinterpret_cast<const char*>(
-      __ldg(reinterpret_cast<const unsigned long long*>(st.peer_base) + pe));
+  const char* base =
+      reinterpret_cast<const char*>(__ldg(reinterpret_cast<const unsigned long long*>(st.peer_base) + pe));
   return const_cast<char*>(base) + (static_cast<const char*>(sym) - st.heap_base);
 }
 
@@ -137,11 +138,26 @@ __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_
 // Element types of the sized forms (put8 ... put128).
 template <int Bits>
 struct SizedElement;
-template <> struct SizedElement<8> { using type = uint8_t; };
-template <> struct SizedElement<16> { using type = uint16_t; };
-template <> struct SizedElement<32> { using type = uint32_t; };
-template <> struct SizedElement<64> { using type = uint64_t; };
-template <> struct SizedElement<128> { using type = uint4; };
+template <>
+struct SizedElement<8> {
+  using type = uint8_t;
+};
+template <>
+struct SizedElement<16> {
+  using type = uint16_t;
+};
+template <>
+struct SizedElement<32> {
+  using type = uint32_t;
+};
+template <>
+struct SizedElement<64> {
+  using type = uint64_t;
+};
+template <>
+struct SizedElement<128> {
+  using type = uint4;
+};
 
 }  // namespace dev
 }  // namespace gshmem

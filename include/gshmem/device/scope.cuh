@@ -20,9 +20,12 @@ __device__ __forceinline__ int block_threads() { return static_cast<int>(blockDi
 // whose size is not a multiple of 32 has fewer than 32 threads.
 template <Scope S>
 __device__ __forceinline__ int group_rank() {
-  if constexpr (S == Scope::kThread) return 0;
-  else if constexpr (S == Scope::kWarp) return linear_thread() & 31;
-  else return linear_thread();
+  if constexpr (S == Scope::kThread)
+    return 0;
+  else if constexpr (S == Scope::kWarp)
+    return linear_thread() & 31;
+  else
+    return linear_thread();
 }
 template <Scope S>
 __device__ __forceinline__ int group_size() {

@@ -5,6 +5,9 @@
 // thread 0, warp-scope calls by warp 0, block-scope calls by the whole block.
 #pragma once
 
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
 #define GSHMEMT_THREAD0 if (threadIdx.x == 0)
 #define GSHMEMT_WARP0 if (threadIdx.x < 32)
 
