@@ -366,7 +366,7 @@ void* Runtime::ptr(const void* p, int pe) const {
   return base ? base + (static_cast<const char*>(p) - heap_.base()) : nullptr;
 }
 
-std::string Runtime::unreachable_reason(int pe) const {
+std::string Runtime::unreachable_reason() const {
   if (config_.disable_p2p) {
     return "NVSHMEM_DISABLE_P2P is set, and this version of gshmem has no other transport between PEs";
   }
@@ -389,7 +389,7 @@ void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe
   }
   if (bytes == 0) return;
   char* base = heap_.peer_base(pe);
-  if (!base) log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, my_pe(), unreachable_reason(pe).c_str());
+  if (!base) log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, my_pe(), unreachable_reason().c_str());
   char* remote = base + (static_cast<const char*>(sym) - heap_.base());
   Status s = put ? transport_->copy(remote, source, bytes, completion, stream)
                  : transport_->copy(dest, remote, bytes, completion, stream);

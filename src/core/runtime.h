@@ -84,7 +84,7 @@ class Runtime {
   Status check_symmetric(const char* api, uint64_t a, uint64_t b,
                          const std::function<std::string(uint64_t, uint64_t)>& describe);
   [[noreturn]] void not_ready(const char* api) const;
-  std::string unreachable_reason(int pe) const;
+  std::string unreachable_reason() const;
 
   Config config_;
   InitOptions options_;
