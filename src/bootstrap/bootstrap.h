@@ -39,10 +39,23 @@ class Bootstrap {
   virtual Status finalize() = 0;
 };
 
-// Picks and starts the bootstrap for this process: gshmrun's TCP root when gshmrun started us,
-// otherwise a job of one PE. NVSHMEM_BOOTSTRAP values that name launchers not supported yet are
-// an error that says so.
-Status create_bootstrap(const Config& config, std::unique_ptr<Bootstrap>* out);
+// How the application asked to start (nvshmemx_init_attr flags).
+struct BootstrapRequest {
+  enum class Kind { kAuto, kMpiComm, kUniqueId };
+  Kind kind = Kind::kAuto;
+  void* mpi_comm = nullptr;   // kMpiComm: points to an MPI_Comm (nullptr: MPI_COMM_WORLD)
+  const void* uid = nullptr;  // kUniqueId: the ID's opaque bytes
+  size_t uid_len = 0;
+  int uid_rank = -1;
+  int uid_size = -1;
+};
+
+// Picks and starts the bootstrap for this process. With no request and no NVSHMEM_BOOTSTRAP, the
+// launcher is recognised from its environment: gshmrun, a PMIx server (Open MPI mpirun, srun
+// --mpi=pmix), srun --mpi=pmi2, MPICH Hydra; otherwise a job of one PE. NVSHMEM_BOOTSTRAP and
+// NVSHMEM_BOOTSTRAP_PMI win when set. A setting that does not fit the environment is an error
+// that names what was found and what to set. Logs the choice and why at INFO.
+Status create_bootstrap(const Config& config, const BootstrapRequest& request, std::unique_ptr<Bootstrap>* out);
 
 // A job of one PE.
 std::unique_ptr<Bootstrap> make_single_bootstrap();

@@ -36,6 +36,7 @@ std::string rank_list(const std::vector<int>& ranks) {
 TcpHub::TcpHub(Fd listen_fd, const Options& options, Listener* listener)
     : listen_fd_(std::move(listen_fd)), options_(options), listener_(listener) {
   state_.assign(static_cast<size_t>(options_.size), PeState::kNotConnected);
+  size_known_ = options_.size;
   if (pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
 }
 
@@ -163,6 +164,7 @@ void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
     }
     case MsgType::kFin:
       state_[c->rank] = PeState::kFinished;
+      ++left_;
       c->closed = true;
       // Steps that still wait for this PE can never complete.
       for (auto it = pending_.begin(); it != pending_.end();) {
@@ -187,8 +189,17 @@ void TcpHub::handle_auth(Conn* c, const std::vector<uint8_t>& payload) {
     reject = "malformed authentication";
   } else {
     std::memcpy(&a, payload.data(), sizeof a);
-    if (a.mac != tcp::pe_mac(options_.secret, c->nonce, a.rank, a.size)) {
-      reject = "wrong job secret: this process belongs to another job (check GSHMEM_RUN_* in its environment)";
+    const bool authentic = a.mac == tcp::pe_mac(options_.secret, c->nonce, a.rank, a.size);
+    if (authentic && options_.size == 0 && a.size >= 1) {
+      // A unique-ID job: the first authenticated PE tells the size.
+      options_.size = a.size;
+      state_.assign(static_cast<size_t>(a.size), PeState::kNotConnected);
+      size_known_ = a.size;
+    }
+    if (!authentic) {
+      reject =
+          "wrong job secret: this process belongs to another job (a unique ID from another job, or a stale "
+          "GSHMEM_RUN_* environment)";
     } else if (a.size != options_.size) {
       reject = log::format("job size mismatch: the PE says %d PEs, the job has %d", a.size, options_.size);
     } else if (a.rank < 0 || a.rank >= options_.size) {
@@ -364,6 +375,7 @@ void TcpHub::check_pending() {
 
 void TcpHub::mark_gone(int rank) {
   state_[rank] = PeState::kGone;
+  ++left_;
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (!it->second.contributions.count(rank)) {
       fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));

@@ -22,7 +22,7 @@ namespace gshmem {
 class TcpHub {
  public:
   struct Options {
-    int size = 0;
+    int size = 0;  // 0: learned from the first PE that joins (unique-ID jobs)
     uint8_t secret[16] = {};
     double timeout_s = 120;  // a collective may wait this long for the last PE
   };
@@ -42,6 +42,8 @@ class TcpHub {
   void run();
   // Makes run() return soon. Thread-safe.
   void stop();
+  // Whether the job size is known and every PE has left (finalized or disconnected). Thread-safe.
+  bool all_left() const { return size_known_ && left_ == size_known_; }
 
  private:
   enum class PeState { kNotConnected, kActive, kFinished, kGone };
@@ -82,6 +84,8 @@ class TcpHub {
   std::map<uint64_t, std::string> failed_;  // seq -> reason, for PEs that arrive late
   std::string job_failure_;                 // set once any step failed; later steps fail at once
   std::atomic<bool> stop_{false};
+  std::atomic<int> size_known_{0};  // the job size once known
+  std::atomic<int> left_{0};        // PEs finished or gone
   int wake_pipe_[2] = {-1, -1};
 };
 

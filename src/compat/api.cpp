@@ -30,20 +30,64 @@ int init_thread(int requested, int* provided) {
 }
 
 int init_attr(unsigned int flags, nvshmemx_init_attr_t* attributes) {
-  const unsigned unsupported = NVSHMEMX_INIT_WITH_MPI_COMM | NVSHMEMX_INIT_WITH_SHMEM | NVSHMEMX_INIT_WITH_UNIQUEID;
-  if (flags & unsupported) {
-    GSHMEM_ERROR(
-        "nvshmemx_init_attr: the flags 0x%x ask for an MPI, OpenSHMEM or unique-ID bootstrap, which this "
-        "version of gshmem does not support yet; start the PEs with gshmrun and pass 0",
-        flags & unsupported);
+  InitOptions options;
+  if (flags & NVSHMEMX_INIT_WITH_SHMEM) {
+    GSHMEM_ERROR("nvshmemx_init_attr: NVSHMEMX_INIT_WITH_SHMEM (an OpenSHMEM bootstrap) is not supported by gshmem");
     return NVSHMEMX_ERROR_NOT_SUPPORTED;
   }
-  InitOptions options;
+  if ((flags & NVSHMEMX_INIT_WITH_MPI_COMM) && (flags & NVSHMEMX_INIT_WITH_UNIQUEID)) {
+    GSHMEM_ERROR("nvshmemx_init_attr: NVSHMEMX_INIT_WITH_MPI_COMM and NVSHMEMX_INIT_WITH_UNIQUEID exclude each other");
+    return NVSHMEMX_ERROR_INVALID_VALUE;
+  }
+  if ((flags & (NVSHMEMX_INIT_WITH_MPI_COMM | NVSHMEMX_INIT_WITH_UNIQUEID)) && !attributes) {
+    GSHMEM_ERROR("nvshmemx_init_attr: the flags 0x%x need attributes, but the attributes are NULL", flags);
+    return NVSHMEMX_ERROR_INVALID_VALUE;
+  }
+  if (flags & NVSHMEMX_INIT_WITH_MPI_COMM) {
+    options.bootstrap.kind = BootstrapRequest::Kind::kMpiComm;
+    options.bootstrap.mpi_comm = attributes->mpi_comm;
+  }
+  if (flags & NVSHMEMX_INIT_WITH_UNIQUEID) {
+    const nvshmemx_uniqueid_args_t& a = attributes->args.uid_args;
+    if (!a.id) {
+      GSHMEM_ERROR(
+          "nvshmemx_init_attr: NVSHMEMX_INIT_WITH_UNIQUEID without an ID: call "
+          "nvshmemx_set_attr_uniqueid_args first");
+      return NVSHMEMX_ERROR_INVALID_VALUE;
+    }
+    options.bootstrap.kind = BootstrapRequest::Kind::kUniqueId;
+    options.bootstrap.uid = a.id->internal;
+    options.bootstrap.uid_len = sizeof a.id->internal;
+    options.bootstrap.uid_rank = a.myrank;
+    options.bootstrap.uid_size = a.nranks;
+  }
   // The device id exists from version 2 of the attributes on.
   if (attributes && (attributes->version >> 16) >= 2 && (attributes->args.version >> 16) >= 2) {
     options.cuda_device = attributes->args.cuda_device_id;
   }
   return to_nvshmem_status(rt().init(options, "nvshmemx_init_attr"));
+}
+
+int get_uniqueid(nvshmemx_uniqueid_t* id) {
+  if (!id) return NVSHMEMX_ERROR_INVALID_VALUE;
+  id->version = NVSHMEMX_UNIQUEID_VERSION;
+  return to_nvshmem_status(rt().make_unique_id(id->internal, sizeof id->internal, "nvshmemx_get_uniqueid"));
+}
+
+int set_attr_uniqueid_args(int myrank, int nranks, const nvshmemx_uniqueid_t* id, nvshmemx_init_attr_t* attributes) {
+  if (!id || !attributes) return NVSHMEMX_ERROR_INVALID_VALUE;
+  attributes->args.uid_args.version = NVSHMEMX_UNIQUEID_ARGS_VERSION;
+  // NVSHMEM keeps the pointer, not a copy: the ID must live until init returns.
+  attributes->args.uid_args.id = const_cast<nvshmemx_uniqueid_t*>(id);
+  attributes->args.uid_args.myrank = myrank;
+  attributes->args.uid_args.nranks = nranks;
+  return 0;
+}
+
+int set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* attributes) {
+  if (!attributes) return NVSHMEMX_ERROR_INVALID_VALUE;
+  attributes->mpi_comm = mpi_comm;
+  return 0;
 }
 
 int init_status() { return rt().init_state(); }

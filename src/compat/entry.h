@@ -16,6 +16,9 @@ namespace compat {
 void init();
 int init_thread(int requested, int* provided);
 int init_attr(unsigned int flags, nvshmemx_init_attr_t* attributes);
+int get_uniqueid(nvshmemx_uniqueid_t* id);
+int set_attr_uniqueid_args(int myrank, int nranks, const nvshmemx_uniqueid_t* id, nvshmemx_init_attr_t* attributes);
+int set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* attributes);
 int init_status();
 void finalize();
 void query_thread(int* provided);

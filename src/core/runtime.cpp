@@ -12,6 +12,7 @@
 #include <functional>
 #include <thread>
 
+#include "bootstrap/uniqueid.h"
 #include "core/gpu_resources.h"
 #include "core/module_registry.h"
 #include "gshmem/compat/nvshmem_types.h"
@@ -100,7 +101,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
                  static_cast<int>(getpid()), static_cast<long long>(config_.debug_attach_delay));
     sleep(static_cast<unsigned>(config_.debug_attach_delay));
   }
-  GSHMEM_CHECK(create_bootstrap(config_, &boot_));
+  GSHMEM_CHECK(create_bootstrap(config_, options_.bootstrap, &boot_));
   log::set_pe(boot_->rank());
   s = exchange_host_identity();
   if (ok(s)) s = choose_backend();
@@ -136,6 +137,22 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     return s;
   }
   return GSHMEM_SUCCESS;
+}
+
+Status Runtime::make_unique_id(void* internal, size_t len, const char* api) {
+  if (state_ != kNotInitialized) {
+    GSHMEM_ERROR("%s must be called before nvshmem_init / nvshmemx_init_attr", api);
+    return GSHMEM_ERROR_STATE;
+  }
+  Config config;
+  std::string errors;
+  Status s = parse_config_from_environment(&config, &errors);
+  log::configure(config);
+  if (!ok(s)) {
+    GSHMEM_ERROR("%s: invalid settings:\n  %s", api, errors.c_str());
+    return s;
+  }
+  return gshmem::make_unique_id(config, internal, len);
 }
 
 Status Runtime::exchange_host_identity() {

@@ -30,7 +30,8 @@ enum class Backend { kCpu, kGpu };
 enum InitState : int { kNotInitialized = 0, kBootstrapped = 1, kInitialized = 2 };
 
 struct InitOptions {
-  int cuda_device = -1;  // bind this CUDA device (nvshmemx_init_attr_t::args.cuda_device_id)
+  int cuda_device = -1;        // bind this CUDA device (nvshmemx_init_attr_t::args.cuda_device_id)
+  BootstrapRequest bootstrap;  // NVSHMEMX_INIT_WITH_MPI_COMM / _WITH_UNIQUEID
 };
 
 struct Team {
@@ -44,6 +45,8 @@ class Runtime {
   static Runtime& instance();
 
   Status init(const InitOptions& options, const char* api);
+  // nvshmemx_get_uniqueid: an ID for a job whose root this process serves. Before init only.
+  Status make_unique_id(void* internal, size_t len, const char* api);
   Status finalize(const char* api);
   int init_state() const { return state_; }
   // Completes initialisation (binds the GPU) if it stopped at kBootstrapped. Collective: call only

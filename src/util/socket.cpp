@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -70,29 +71,48 @@ void set_nodelay(int fd) {
 }  // namespace
 
 Status tcp_listen(const std::string& host, int port, Fd* out, int* bound_port) {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  // IPv6 when the host is an IPv6 address or "::", IPv4 otherwise ("" = every IPv4 address).
+  const bool v6 = host.find(':') != std::string::npos;
+  Fd fd(::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) {
     GSHMEM_ERROR("socket() failed: %s", std::strerror(errno));
     return GSHMEM_ERROR_SYSTEM;
   }
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(port));
-  if (host.empty()) {
-    sa.sin_addr.s_addr = htonl(INADDR_ANY);
-  } else if (inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) {
-    GSHMEM_ERROR("cannot listen on '%s': not an IPv4 address", host.c_str());
-    return GSHMEM_ERROR_INVALID_VALUE;
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (v6) {
+    auto* sa = reinterpret_cast<sockaddr_in6*>(&ss);
+    sa->sin6_family = AF_INET6;
+    sa->sin6_port = htons(static_cast<uint16_t>(port));
+    if (inet_pton(AF_INET6, host.c_str(), &sa->sin6_addr) != 1) {
+      GSHMEM_ERROR("cannot listen on '%s': not an IPv6 address", host.c_str());
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    len = sizeof *sa;
+  } else {
+    auto* sa = reinterpret_cast<sockaddr_in*>(&ss);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(static_cast<uint16_t>(port));
+    if (host.empty()) {
+      sa->sin_addr.s_addr = htonl(INADDR_ANY);
+    } else if (inet_pton(AF_INET, host.c_str(), &sa->sin_addr) != 1) {
+      GSHMEM_ERROR("cannot listen on '%s': not an IPv4 address", host.c_str());
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    len = sizeof *sa;
   }
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd.get(), 1024) != 0) {
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd.get(), 1024) != 0) {
     GSHMEM_ERROR("cannot listen on %s:%d: %s", host.empty() ? "*" : host.c_str(), port, std::strerror(errno));
     return GSHMEM_ERROR_SYSTEM;
   }
-  socklen_t len = sizeof sa;
-  getsockname(fd.get(), reinterpret_cast<sockaddr*>(&sa), &len);
-  if (bound_port) *bound_port = ntohs(sa.sin_port);
+  len = sizeof ss;
+  getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len);
+  if (bound_port) {
+    *bound_port = v6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                     : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  }
   *out = std::move(fd);
   return GSHMEM_SUCCESS;
 }
@@ -101,21 +121,40 @@ Status tcp_connect(const std::string& host, int port, Deadline deadline, Fd* out
   sockaddr_storage sa{};
   socklen_t len = 0;
   GSHMEM_CHECK(resolve(host, port, &sa, &len, why));
+  // Refused connections are retried for a few seconds only: every root listens before its
+  // address is handed out, so a refusal that lasts means the root is gone.
+  Deadline refused_until = std::min(deadline, deadline_after(5));
   int delay_ms = 5;
   while (true) {
-    Fd fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    Fd fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd.valid()) {
       if (why) *why = log::format("socket() failed: %s", std::strerror(errno));
       return GSHMEM_ERROR_SYSTEM;
     }
-    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len) == 0) {
+    int err = 0;
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len) != 0) {
+      err = errno;
+      if (err == EINPROGRESS) {
+        pollfd p{fd.get(), POLLOUT, 0};
+        int rc = ::poll(&p, 1, ms_until(deadline));
+        if (rc == 0) {
+          if (why)
+            *why = log::format("cannot connect to %s:%d: no answer (a firewall, or no route?)", host.c_str(), port);
+          return GSHMEM_ERROR_TIMEOUT;
+        }
+        socklen_t elen = sizeof err;
+        getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &elen);
+      }
+    }
+    if (err == 0) {
+      int flags = fcntl(fd.get(), F_GETFL);
+      fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
       set_nodelay(fd.get());
       *out = std::move(fd);
       return GSHMEM_SUCCESS;
     }
-    int err = errno;
-    bool retry = err == ECONNREFUSED || err == ETIMEDOUT || err == EAGAIN || err == ENETUNREACH || err == EINTR;
-    if (!retry || ms_until(deadline) == 0) {
+    bool retry = err == ECONNREFUSED || err == EAGAIN || err == EINTR || err == ENETUNREACH;
+    if (!retry || ms_until(err == ECONNREFUSED ? refused_until : deadline) == 0) {
       if (why) *why = log::format("cannot connect to %s:%d: %s", host.c_str(), port, std::strerror(err));
       return retry ? GSHMEM_ERROR_TIMEOUT : GSHMEM_ERROR_BOOTSTRAP;
     }

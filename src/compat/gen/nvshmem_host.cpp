@@ -7,6 +7,9 @@ extern "C" {
 void nvshmem_init(void) { gshmem::compat::init(); }
 int nvshmem_init_thread(int requested, int *provided) { return gshmem::compat::init_thread(requested, provided); }
 int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attributes) { return gshmem::compat::init_attr(flags, attributes); }
+int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *uniqueid) { return gshmem::compat::get_uniqueid(uniqueid); }
+int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks, const nvshmemx_uniqueid_t *uniqueid, nvshmemx_init_attr_t *attr) { return gshmem::compat::set_attr_uniqueid_args(myrank, nranks, uniqueid, attr); }
+int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_attr_t *attr) { return gshmem::compat::set_attr_mpi_comm_args(mpi_comm, attr); }
 int nvshmemx_init_status(void) { return gshmem::compat::init_status(); }
 void nvshmem_finalize(void) { gshmem::compat::finalize(); }
 void nvshmem_query_thread(int *provided) { gshmem::compat::query_thread(provided); }

@@ -17,6 +17,12 @@ GSHMEM_API void nvshmem_init(void);
 GSHMEM_API int nvshmem_init_thread(int requested, int *provided);
 /* Starts the library with attributes; returns 0 or an NVSHMEMX_ERROR_* code. */
 GSHMEM_API int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attributes);
+/* An ID for a job whose bootstrap root this process serves; hand it to every PE, then init with it. */
+GSHMEM_API int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *uniqueid);
+/* Stores (a pointer to) the ID, this PE's rank and the job size for NVSHMEMX_INIT_WITH_UNIQUEID. */
+GSHMEM_API int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks, const nvshmemx_uniqueid_t *uniqueid, nvshmemx_init_attr_t *attr);
+/* Stores a pointer to an MPI_Comm for NVSHMEMX_INIT_WITH_MPI_COMM. */
+GSHMEM_API int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_attr_t *attr);
 /* NVSHMEM_STATUS_NOT_INITIALIZED, _IS_BOOTSTRAPPED (GPU not bound yet) or _IS_INITIALIZED. */
 GSHMEM_API int nvshmemx_init_status(void);
 /* Ends the library (collective). */

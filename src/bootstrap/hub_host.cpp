@@ -1,0 +1,43 @@
+#include "bootstrap/hub_host.h"
+
+#include <sys/socket.h>
+
+#include <chrono>
+
+#include "util/config.h"
+#include "util/log.h"
+#include "util/netif.h"
+
+namespace gshmem {
+
+HubHost::~HubHost() {
+  if (hub_) hub_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status HubHost::start(const Config& config, int size) {
+  const int family = config.bootstrap_uid_sock_family == "AF_INET6" ? AF_INET6 : AF_INET;
+  NetInterface nif;
+  GSHMEM_CHECK(pick_interface(config.bootstrap_uid_sock_ifname, family, &nif));
+  Fd fd;
+  int port = 0;
+  GSHMEM_CHECK(tcp_listen(family == AF_INET6 ? "::" : "", 0, &fd, &port));
+  options_.size = size;
+  options_.timeout_s = config.bootstrap_timeout;
+  GSHMEM_CHECK(random_bytes(options_.secret, sizeof options_.secret));
+  address_ = format_address(nif, port);
+  hub_ = std::make_unique<TcpHub>(std::move(fd), options_, nullptr);
+  thread_ = std::thread([this] { hub_->run(); });
+  GSHMEM_INFO(kBootstrap, "bootstrap root listening at %s (interface %s)", address_.c_str(), nif.name.c_str());
+  return GSHMEM_SUCCESS;
+}
+
+void HubHost::finish(double timeout_s) {
+  if (!hub_) return;
+  Deadline d = deadline_after(timeout_s);
+  while (!hub_->all_left() && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  hub_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace gshmem
