@@ -1,9 +1,12 @@
-// gshmrun: starts N PEs of a program on this host and supervises them.
+// gshmrun: starts N PEs of a program, on this host or on several, and supervises them.
 //
 // It runs the job's bootstrap root (the TCP hub) and passes its address and a fresh per-job
-// secret to each PE through GSHMEM_RUN_* variables. If a PE exits with a non-zero status or dies
-// by a signal, gshmrun stops the others and exits non-zero, naming the PE and how it ended.
+// secret to each PE through GSHMEM_RUN_* variables. PEs on other hosts are started through a remote
+// shell command (ssh by default) with those variables on the command line. If a PE exits with a
+// non-zero status or dies by a signal, gshmrun stops the others and exits non-zero, naming the PE
+// and how it ended.
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +23,10 @@
 #include "gshmem/version.h"
 #include "util/config.h"
 #include "util/log.h"
+#include "util/netif.h"
 #include "util/socket.h"
+
+extern char** environ;
 
 namespace {
 
@@ -29,10 +35,18 @@ using namespace gshmem;
 std::atomic<int> g_signal{0};
 void on_signal(int sig) { g_signal = sig; }
 
+struct Host {
+  std::string name;
+  int count = 0;
+};
+
 struct Options {
   int npes = 0;
   double timeout_s = -1;
   bool verbose = false;
+  std::vector<Host> hosts;               // empty: every PE on this host
+  std::string rsh = "ssh";               // remote shell command: RSH HOST COMMAND...
+  std::vector<std::string> export_vars;  // -x NAME: also passed to remote PEs
   std::vector<std::string> argv;
 };
 
@@ -43,7 +57,12 @@ void usage(FILE* out) {
                "Starts N PEs of `program` on this host, connected through gshmem's TCP bootstrap.\n"
                "\n"
                "options:\n"
-               "  -n, -np N        number of PEs to start (required)\n"
+               "  -n, -np N        number of PEs to start (required unless --hosts gives counts)\n"
+               "  --hosts LIST     hosts to start PEs on, as host[:count],... (counts: PEs per host; without\n"
+               "                   counts the N PEs are spread evenly); PE ranks follow the list\n"
+               "  --rsh CMD        command that runs a command on a host: CMD HOST COMMAND... (default ssh;\n"
+               "                   'ip netns exec' runs in network namespaces)\n"
+               "  -x NAME          pass the variable NAME to remote PEs too (NVSHMEM_* and GSHMEM_* always are)\n"
                "  --timeout S      seconds a bootstrap step waits for every PE before it fails naming\n"
                "                   the missing ones (default: GSHMEM_BOOTSTRAP_TIMEOUT, 120)\n"
                "  -v, --verbose    report each PE's start and end\n"
@@ -85,6 +104,40 @@ bool parse_args(int argc, char** argv, Options* o) {
         std::fprintf(stderr, "gshmrun: --timeout %s: expected a number of seconds\n", v);
         return false;
       }
+    } else if (a == "--hosts") {
+      const char* v = value("--hosts");
+      if (!v) return false;
+      std::string list = v;
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!item.empty()) {
+          Host h;
+          size_t colon = item.rfind(':');
+          h.name = item.substr(0, colon);
+          if (colon != std::string::npos) {
+            char* end = nullptr;
+            long c = std::strtol(item.c_str() + colon + 1, &end, 10);
+            if (*end || c < 1) {
+              std::fprintf(stderr, "gshmrun: --hosts %s: '%s' is not host or host:count\n", v, item.c_str());
+              return false;
+            }
+            h.count = static_cast<int>(c);
+          }
+          o->hosts.push_back(h);
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (a == "--rsh") {
+      const char* v = value("--rsh");
+      if (!v) return false;
+      o->rsh = v;
+    } else if (a == "-x") {
+      const char* v = value("-x");
+      if (!v) return false;
+      o->export_vars.push_back(v);
     } else if (a == "-v" || a == "--verbose") {
       o->verbose = true;
     } else if (a == "--version") {
@@ -101,6 +154,27 @@ bool parse_args(int argc, char** argv, Options* o) {
     }
   }
   for (; i < argc; ++i) o->argv.push_back(argv[i]);
+  if (!o->hosts.empty()) {
+    int counted = 0, uncounted = 0;
+    for (const Host& h : o->hosts) {
+      counted += h.count;
+      uncounted += h.count == 0;
+    }
+    if (uncounted == 0) {
+      if (o->npes != 0 && o->npes != counted) {
+        std::fprintf(stderr, "gshmrun: -n %d does not match the %d PEs that --hosts lists\n", o->npes, counted);
+        return false;
+      }
+      o->npes = counted;
+    } else if (uncounted != static_cast<int>(o->hosts.size())) {
+      std::fprintf(stderr, "gshmrun: --hosts gives counts for some hosts only: give all or none\n");
+      return false;
+    } else if (o->npes > 0) {
+      // Spread N evenly, the first hosts taking one more when it does not divide.
+      int n = static_cast<int>(o->hosts.size());
+      for (int k = 0; k < n; ++k) o->hosts[k].count = o->npes / n + (k < o->npes % n ? 1 : 0);
+    }
+  }
   if (o->npes == 0) {
     std::fprintf(stderr, "gshmrun: the number of PEs is missing: gshmrun -n N program [args...]\n");
     return false;
@@ -130,6 +204,36 @@ class Supervisor final : public TcpHub::Listener {
   std::atomic<int> abort_code_{0};
 };
 
+bool is_local(const std::string& host) {
+  if (host.empty() || host == "localhost" || host == "127.0.0.1" || host == "::1") return true;
+  char name[256] = "";
+  gethostname(name, sizeof name - 1);
+  std::string mine = name;
+  return host == mine || mine.rfind(host + ".", 0) == 0;
+}
+
+// Quotes `s` for a POSIX shell (ssh hands the remote command to one).
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : s) {
+    if (c == ' ' || c == '\t') {
+      if (!w.empty()) words.push_back(w);
+      w.clear();
+    } else {
+      w += c;
+    }
+  }
+  if (!w.empty()) words.push_back(w);
+  return words;
+}
+
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return log::format("exited with code %d", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
@@ -154,9 +258,24 @@ int main(int argc, char** argv) {
   log::configure(config);
   double timeout = opt.timeout_s >= 0 ? opt.timeout_s : config.bootstrap_timeout;
 
+  // One host: the root listens on loopback. Several: on every address, publishing the one of the
+  // interface NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME names (else the first non-loopback one).
+  bool remote = false;
+  for (const Host& h : opt.hosts) remote = remote || !is_local(h.name);
   Fd listen_fd;
   int port = 0;
-  if (!ok(tcp_listen("127.0.0.1", 0, &listen_fd, &port))) {
+  std::string root_host = "127.0.0.1";
+  if (remote) {
+    NetInterface nif;
+    if (!ok(pick_interface(config.bootstrap_uid_sock_ifname, AF_INET, &nif)) ||
+        !ok(tcp_listen("", 0, &listen_fd, &port))) {
+      std::fprintf(stderr, "gshmrun: cannot open the bootstrap port for remote hosts\n");
+      return 1;
+    }
+    root_host = nif.address;
+    if (opt.verbose)
+      std::fprintf(stderr, "gshmrun: bootstrap root on %s (%s)\n", nif.address.c_str(), nif.name.c_str());
+  } else if (!ok(tcp_listen("127.0.0.1", 0, &listen_fd, &port))) {
     std::fprintf(stderr, "gshmrun: cannot open the bootstrap port on 127.0.0.1\n");
     return 1;
   }
@@ -172,12 +291,32 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
 
-  const std::string root = "127.0.0.1:" + std::to_string(port);
+  const std::string root = root_host + ":" + std::to_string(port);
   const std::string secret_hex = to_hex(hub_opt.secret, sizeof hub_opt.secret);
   const std::string timeout_s = log::format("%g", timeout);
   std::vector<char*> child_argv;
   for (std::string& s : opt.argv) child_argv.push_back(&s[0]);
   child_argv.push_back(nullptr);
+
+  // The host of each rank, and the variables remote PEs need on their command line.
+  std::vector<std::string> host_of(static_cast<size_t>(opt.npes));
+  if (!opt.hosts.empty()) {
+    int r = 0;
+    for (const Host& h : opt.hosts) {
+      for (int k = 0; k < h.count && r < opt.npes; ++k) host_of[r++] = h.name;
+    }
+  }
+  std::vector<std::string> forwarded;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    std::string name = entry.substr(0, entry.find('='));
+    bool wanted =
+        name.rfind("NVSHMEM_", 0) == 0 || (name.rfind("GSHMEM_", 0) == 0 && name.rfind("GSHMEM_RUN_", 0) != 0);
+    for (const std::string& x : opt.export_vars) wanted = wanted || name == x;
+    if (wanted) forwarded.push_back(entry);
+  }
+  const std::vector<std::string> rsh = split_words(opt.rsh);
+  const bool rsh_is_shell = !rsh.empty() && (rsh[0].find("ssh") != std::string::npos || rsh[0] == "rsh");
 
   std::vector<Pe> pes(static_cast<size_t>(opt.npes));
   for (int r = 0; r < opt.npes; ++r) {
@@ -196,13 +335,41 @@ int main(int argc, char** argv) {
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
       signal(SIGHUP, SIG_DFL);
+      if (!host_of[r].empty() && !is_local(host_of[r])) {
+        // RSH HOST env VAR=VALUE... PROGRAM ARGS...
+        std::vector<std::string> words = rsh;
+        words.push_back(host_of[r]);
+        words.push_back("env");
+        words.push_back("GSHMEM_RUN_ROOT=" + root);
+        words.push_back("GSHMEM_RUN_SECRET=" + secret_hex);
+        words.push_back("GSHMEM_RUN_RANK=" + std::to_string(r));
+        words.push_back("GSHMEM_RUN_SIZE=" + std::to_string(opt.npes));
+        words.push_back("GSHMEM_BOOTSTRAP_TIMEOUT=" + timeout_s);
+        for (const std::string& f : forwarded) {
+          if (f.rfind("GSHMEM_BOOTSTRAP_TIMEOUT=", 0) != 0) words.push_back(f);
+        }
+        for (const std::string& a : opt.argv) words.push_back(a);
+        if (rsh_is_shell) {
+          for (size_t k = rsh.size() + 1; k < words.size(); ++k) words[k] = shell_quote(words[k]);
+        }
+        std::vector<char*> rargv;
+        for (std::string& w : words) rargv.push_back(&w[0]);
+        rargv.push_back(nullptr);
+        execvp(rargv[0], rargv.data());
+        std::fprintf(stderr, "gshmrun: cannot start PE %d on %s with '%s': %s\n", r, host_of[r].c_str(),
+                     opt.rsh.c_str(), std::strerror(errno));
+        _exit(127);
+      }
       execvp(child_argv[0], child_argv.data());
       std::fprintf(stderr, "gshmrun: cannot start PE %d: '%s': %s\n", r, child_argv[0], std::strerror(errno));
       _exit(127);
     }
     pes[r].pid = pid;
     pes[r].running = true;
-    if (opt.verbose) std::fprintf(stderr, "gshmrun: started PE %d as pid %d\n", r, static_cast<int>(pid));
+    if (opt.verbose) {
+      std::fprintf(stderr, "gshmrun: started PE %d as pid %d%s%s\n", r, static_cast<int>(pid),
+                   host_of[r].empty() ? "" : " on ", host_of[r].c_str());
+    }
   }
 
   Supervisor supervisor;
