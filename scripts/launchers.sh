@@ -17,7 +17,7 @@ case "${1:-}" in
       echo "launchers: Slurm is already running"
       exit 0
     fi
-    mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm "$state"
+    mkdir -p /etc/slurm /var/spool/gshmem-slurmctld /var/spool/gshmem-slurmd /var/log/slurm "$state"
     cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=gshmem
 SlurmctldHost=localhost(127.0.0.1)
@@ -27,12 +27,12 @@ AuthType=auth/none
 CredType=cred/none
 SlurmctldPort=6817
 SlurmdPort=6818
-StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
+StateSaveLocation=/var/spool/gshmem-slurmctld
+SlurmdSpoolDir=/var/spool/gshmem-slurmd
 SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
-SlurmctldLogFile=/var/log/slurm/slurmctld.log
-SlurmdLogFile=/var/log/slurm/slurmd.log
+SlurmctldLogFile=/var/log/slurm/gshmem-slurmctld.log
+SlurmdLogFile=/var/log/slurm/gshmem-slurmd.log
 MailProg=/bin/true
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -50,15 +50,16 @@ KillWait=5
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=gshmem Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
-    slurmctld
-    slurmd -N localhost
+    # Our own state directories: a state left by another cluster name would stop slurmctld.
+    slurmctld || { tail -n 5 /var/log/slurm/gshmem-slurmctld.log >&2; exit 1; }
+    slurmd -N localhost || { tail -n 5 /var/log/slurm/gshmem-slurmd.log >&2; exit 1; }
     touch "$state/started"
     for _ in $(seq 1 150); do
       if sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle; then echo "launchers: Slurm is up"; exit 0; fi
       sleep 0.2
     done
     echo "launchers: the Slurm node never became idle" >&2
-    tail -n 20 /var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log >&2 || true
+    tail -n 20 /var/log/slurm/gshmem-slurmctld.log /var/log/slurm/gshmem-slurmd.log >&2 || true
     exit 1
     ;;
   slurm-down)

@@ -12,7 +12,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GSHMEM_SKIP_LAUNC
     scripts/launchers.sh install
   fi
   if ! sinfo -h -N -o '%T' 2>/dev/null | grep -qE 'idle|mixed|allocated'; then
-    scripts/launchers.sh slurm-up && started_slurm=1
+    if scripts/launchers.sh slurm-up; then
+      started_slurm=1
+    else
+      echo "run-tests: Slurm did not start: the srun tests will report skipped" >&2
+    fi
   fi
 fi
 stop() { if [ $started_slurm = 1 ]; then scripts/launchers.sh slurm-down; fi; }
