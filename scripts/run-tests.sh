@@ -4,6 +4,7 @@
 # launcher tests, and stops it afterwards. Tests whose launcher or GPU is missing report "skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 BUILD=${BUILD:-build}
 started_slurm=0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GSHMEM_SKIP_LAUNCHERS:-0}" != 1 ]; then
@@ -19,7 +20,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GSHMEM_SKIP_LAUNC
     fi
   fi
 fi
-stop() { if [ $started_slurm = 1 ]; then scripts/launchers.sh slurm-down; fi; }
+stop() { if [ $started_slurm = 1 ]; then "$ROOT/scripts/launchers.sh" slurm-down; fi; }
 trap stop EXIT
 BUILD=$BUILD scripts/setup.sh
 cd "$BUILD"
