@@ -10,7 +10,10 @@ REPS=${REPS:-5}
 prog=$B/test/launch/launch_test
 mpiprog=$B/test/launch/launch_test_mpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+if [ "${LAUNCH_LOOPBACK:-1}" = 1 ]; then  # Open MPI 4 on one host: loopback only
+  export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+fi
+MPIRUN=$(command -v mpirun.openmpi || command -v mpirun || true)
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 
@@ -34,10 +37,12 @@ measure() {
 printf '%-28s %3s %12s %12s\n' launcher PEs "init (ms)" "launch (ms)"
 for np in ${NPS:-2 8}; do
   measure gshmrun "$np" "$B/bin/gshmrun" -n "$np" "$prog"
-  command -v mpirun.openmpi >/dev/null && measure "mpirun (PMIx, detected)" "$np" mpirun.openmpi -np "$np" "$prog"
-  command -v mpirun.openmpi >/dev/null && measure "mpirun NVSHMEM_BOOTSTRAP=MPI" "$np" env NVSHMEM_BOOTSTRAP=MPI mpirun.openmpi -np "$np" "$prog"
-  [ -x "$mpiprog" ] && measure "mpirun, MPI communicator" "$np" mpirun.openmpi -np "$np" "$mpiprog" --comm-world
-  [ -x "$mpiprog" ] && measure "mpirun, unique ID over MPI" "$np" mpirun.openmpi -np "$np" "$mpiprog" --uid-bcast
+  if [ -n "$MPIRUN" ]; then
+    measure "mpirun (PMIx, detected)" "$np" "$MPIRUN" -np "$np" "$prog"
+    measure "mpirun NVSHMEM_BOOTSTRAP=MPI" "$np" env NVSHMEM_BOOTSTRAP=MPI "$MPIRUN" -np "$np" "$prog"
+    [ -x "$mpiprog" ] && measure "mpirun, MPI communicator" "$np" "$MPIRUN" -np "$np" "$mpiprog" --comm-world
+    [ -x "$mpiprog" ] && measure "mpirun, unique ID over MPI" "$np" "$MPIRUN" -np "$np" "$mpiprog" --uid-bcast
+  fi
   command -v mpiexec.hydra >/dev/null && measure "mpiexec.hydra (PMI-1)" "$np" mpiexec.hydra -launcher fork -hosts localhost -n "$np" "$prog"
   if sinfo -h -N -o '%T' 2>/dev/null | grep -qE 'idle|mixed'; then
     measure "srun --mpi=pmi2" "$np" srun --mpi=pmi2 --overcommit -n "$np" "$prog"
