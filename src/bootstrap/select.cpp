@@ -189,6 +189,15 @@ Status create_bootstrap(const Config& c, const BootstrapRequest& request, std::u
     return start_launcher(c, s, std::move(l), "NVSHMEM_BOOTSTRAP=plugin", out);
   }
   if (b == "MPI") return use_mpi(c, nullptr, "NVSHMEM_BOOTSTRAP=MPI", "NVSHMEM_BOOTSTRAP=MPI", out);
+  if (b == "PMIX") {
+    if (!e.pmix) {
+      return mismatch(
+          "NVSHMEM_BOOTSTRAP=PMIX", e,
+          "it offers no PMIx server (no PMIX_NAMESPACE); start with Open MPI's mpirun or srun --mpi=pmix, or "
+          "unset NVSHMEM_BOOTSTRAP");
+    }
+    return use_pmix(c, "NVSHMEM_BOOTSTRAP=PMIX", out);
+  }
   if (b == "PMI" || c.bootstrap_pmi != "auto") return use_requested_pmi(c, e, out);
 
   // Nothing requested: recognise the launcher.

@@ -9,7 +9,7 @@
 #   -DCOUNT=re^^n            the regular expression must match exactly n lines of the output
 #   -DREQUIRE=a^^b           prerequisites; when one is missing the test prints "skipped: why":
 #                            prog:NAME (on the PATH), slurm (a Slurm node is idle), netns (root and
-#                            network namespaces work)
+#                            network namespaces work), ipv6 (loopback has ::1)
 #   -DNETNS=1                make two network namespaces joined by a veth pair (10.250.X.1 and .2)
 #                            for the command: @NSA@ and @NSB@ in CMD name them; removed afterwards
 function(skip why)
@@ -27,6 +27,12 @@ foreach(r IN LISTS requirements)
     execute_process(COMMAND sinfo -h -N -o %T RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET TIMEOUT 10)
     if(NOT rc EQUAL 0 OR NOT out MATCHES "idle|mixed|allocated")
       skip("no Slurm node is up (scripts/launchers.sh slurm-up starts one)")
+      return()
+    endif()
+  elseif(r STREQUAL "ipv6")
+    execute_process(COMMAND sh -c "ip -6 addr show dev lo 2>/dev/null | grep -q '::1'" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      skip("no IPv6 on loopback")
       return()
     endif()
   elseif(r STREQUAL "netns")
