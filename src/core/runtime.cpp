@@ -53,6 +53,15 @@ uint64_t host_identity(std::string* name) {
 
 bool is_power_of_two(size_t v) { return v && !(v & (v - 1)); }
 
+// Reads the settings and applies the logging ones; a malformed setting fails `api`.
+Status load_settings(Config* config, const char* api) {
+  std::string errors;
+  Status s = parse_config_from_environment(config, &errors);
+  log::configure(*config);
+  if (!ok(s)) GSHMEM_ERROR("%s: invalid settings:\n  %s", api, errors.c_str());
+  return s;
+}
+
 std::string pe_list(const std::vector<int>& pes) {
   std::string s;
   for (size_t i = 0; i < pes.size() && i < 16; ++i) s += (i ? ", " : "") + std::to_string(pes[i]);
@@ -82,13 +91,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     return GSHMEM_ERROR_STATE;
   }
   options_ = options;
-  std::string errors;
-  Status s = parse_config_from_environment(&config_, &errors);
-  log::configure(config_);
-  if (!ok(s)) {
-    GSHMEM_ERROR("%s: invalid settings:\n  %s", api, errors.c_str());
-    return s;
-  }
+  GSHMEM_CHECK(load_settings(&config_, api));
   for (const auto& u : unknown_gshmem_variables()) {
     GSHMEM_WARN(kInit, "%s is not a gshmem setting%s%s%s (gshmem-info lists them all)", u.first.c_str(),
                 u.second.empty() ? "" : "; did you mean ", u.second.c_str(), u.second.empty() ? "" : "?");
@@ -103,7 +106,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
   }
   GSHMEM_CHECK(create_bootstrap(config_, options_.bootstrap, &boot_));
   log::set_pe(boot_->rank());
-  s = exchange_host_identity();
+  Status s = exchange_host_identity();
   if (ok(s)) s = choose_backend();
   if (!ok(s)) {
     boot_->finalize();
@@ -145,13 +148,7 @@ Status Runtime::make_unique_id(void* internal, size_t len, const char* api) {
     return GSHMEM_ERROR_STATE;
   }
   Config config;
-  std::string errors;
-  Status s = parse_config_from_environment(&config, &errors);
-  log::configure(config);
-  if (!ok(s)) {
-    GSHMEM_ERROR("%s: invalid settings:\n  %s", api, errors.c_str());
-    return s;
-  }
+  GSHMEM_CHECK(load_settings(&config, api));
   return gshmem::make_unique_id(config, internal, len);
 }
 
