@@ -25,6 +25,12 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
+# bench/compare draws its plots with matplotlib (from PyPI when missing).
+if ! python3 -c "import matplotlib" 2>/dev/null; then
+  python3 -m pip install --quiet --disable-pip-version-check matplotlib 2>/dev/null ||
+    echo "setup: matplotlib could not be installed: bench/compare will skip its plots" >&2
+fi
+
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi

@@ -1,0 +1,85 @@
+"""Medians, ratios, goals and the summary table."""
+import json
+import statistics
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Row:
+    test: str
+    args: str
+    size: int
+    metric: str
+    units: str
+    higher_is_better: bool
+    gshmem: list = field(default_factory=list)   # one value per repetition
+    nvshmem: list = field(default_factory=list)
+
+    def median(self, lib):
+        values = self.gshmem if lib == "gshmem" else self.nvshmem
+        return statistics.median(values) if values else None
+
+    def ratio(self):
+        """> 1 means gshmem is better, whatever the metric's direction."""
+        g, n = self.median("gshmem"), self.median("nvshmem")
+        if not g or not n:
+            return None
+        return g / n if self.higher_is_better else n / g
+
+
+def load_goals(path):
+    """The goals file: a list of {test, size, metric, goal, nvshmem_reference, note}."""
+    with open(path) as f:
+        return json.load(f)["goals"]
+
+
+def goal_for(goals, row):
+    for g in goals:
+        if g["test"] == row.test and g["size"] == row.size and g.get("metric", row.metric) == row.metric:
+            return g
+    return None
+
+
+def meets(goal, value, higher_is_better):
+    if value is None:
+        return False
+    return value >= goal["goal"] if higher_is_better else value <= goal["goal"]
+
+
+def build_rows(records):
+    """Groups raw records (dicts with test, args, library, size, metric, units, value,
+    higher_is_better) into rows, one per test, size and metric."""
+    rows = {}
+    for r in records:
+        key = (r["test"], r["size"], r["metric"])
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = Row(r["test"], r["args"], r["size"], r["metric"], r["units"], r["higher_is_better"])
+        (row.gshmem if r["library"] == "gshmem" else row.nvshmem).append(r["value"])
+    return [rows[k] for k in sorted(rows)]
+
+
+def table(rows, goals, only_goal_rows=False):
+    """The summary table as text. Marks: MISS (a goal row whose gshmem median misses its goal),
+    SLOWER (gshmem worse than NVSHMEM)."""
+    lines = []
+    head = f"{'test':<14} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6} {'goal':>9}  mark   args"
+    lines.append(head)
+    for row in rows:
+        goal = goal_for(goals, row)
+        if only_goal_rows and goal is None:
+            continue
+        g, n, ratio = row.median("gshmem"), row.median("nvshmem"), row.ratio()
+        direction = ">=" if row.higher_is_better else "<="
+        goal_text = f"{direction}{goal['goal']:g}" if goal else ""
+        marks = []
+        if goal and not meets(goal, g, row.higher_is_better):
+            marks.append("MISS")
+        if ratio is not None and ratio < 0.98:
+            marks.append("SLOWER")
+        fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"
+        lines.append(f"{row.test:<14} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(n)} {fmt(g)} "
+                     f"{(f'{ratio:6.2f}' if ratio is not None else '     -')} {goal_text:>9}  {','.join(marks):<6} {row.args}")
+    lines.append("ratio > 1: gshmem better (gshmem/NVSHMEM for bandwidth, NVSHMEM/gshmem for latency); medians "
+                 "over the repetitions; MISS: misses its goal in bench/goals.json; SLOWER: more than 2% worse than NVSHMEM")
+    return "\n".join(lines)

@@ -1,0 +1,46 @@
+"""Run lists: one perftest run per line, "<test> <program> <arguments...>"; # starts a comment."""
+import shlex
+from dataclasses import dataclass
+
+PROGRAMS = {  # program -> (source under perftest/, kind)
+    "shmem_put_bw": ("device/pt-to-pt/shmem_put_bw.cu", "device"),
+    "shmem_get_bw": ("device/pt-to-pt/shmem_get_bw.cu", "device"),
+    "bw": ("host/pt-to-pt/bw.cpp", "host"),
+    "latency": ("host/pt-to-pt/latency.cpp", "host"),
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    test: str
+    program: str
+    args: tuple
+
+
+def read_runlist(path):
+    entries = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            words = shlex.split(line)
+            if len(words) < 2 or words[1] not in PROGRAMS:
+                raise ValueError(f"{path}:{number}: expected '<test> <program> [args]' with a program among "
+                                 f"{', '.join(sorted(PROGRAMS))}: {line}")
+            entries.append(Entry(words[0], words[1], tuple(words[2:])))
+    names = [e.test for e in entries]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{path}: test names must be unique")
+    return entries
+
+
+def select(entries, names):
+    """The entries named in `names` (all when empty); unknown names are an error."""
+    if not names:
+        return entries
+    known = {e.test: e for e in entries}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise ValueError(f"unknown tests {', '.join(missing)}; the run list has {', '.join(known)}")
+    return [known[n] for n in names]
