@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "gshmem/plugin/bootstrap_v1.h"
@@ -25,8 +26,13 @@ struct State {
 int broadcast_root(gshmem_bootstrap_plugin_v1_t* self, void* buf, size_t bytes, double timeout_s, char* why,
                    size_t why_len) {
   State* st = static_cast<State*>(self->state);
+  // A collective cannot be cancelled: after a timeout MPI may still write into the buffer, so it
+  // is a heap copy that is then left alone (leaked), never the caller's.
+  char* staging = new char[bytes];
+  std::memcpy(staging, buf, bytes);
   MPI_Request req;
-  if (MPI_Ibcast(buf, static_cast<int>(bytes), MPI_BYTE, 0, st->comm, &req) != MPI_SUCCESS) {
+  if (MPI_Ibcast(staging, static_cast<int>(bytes), MPI_BYTE, 0, st->comm, &req) != MPI_SUCCESS) {
+    delete[] staging;
     std::snprintf(why, why_len, "MPI_Ibcast failed");
     return 1;
   }
@@ -37,7 +43,11 @@ int broadcast_root(gshmem_bootstrap_plugin_v1_t* self, void* buf, size_t bytes, 
       std::snprintf(why, why_len, "MPI_Test failed");
       return 1;
     }
-    if (done) return 0;
+    if (done) {
+      std::memcpy(buf, staging, bytes);
+      delete[] staging;
+      return 0;
+    }
     if (std::chrono::steady_clock::now() > end) {
       std::snprintf(why, why_len,
                     "the MPI broadcast from rank 0 did not complete within %g s (GSHMEM_BOOTSTRAP_TIMEOUT): a rank "

@@ -74,16 +74,21 @@ Status make_launcher_bootstrap(const Config& config, std::unique_ptr<Launcher> l
   const int rank = launcher->rank(), size = launcher->size();
   RootInfo info{};
   std::unique_ptr<HubHost> hub;
+  Status root_status = GSHMEM_SUCCESS;
   if (rank == 0) {
     hub = std::make_unique<HubHost>();
-    GSHMEM_CHECK(hub->start(config, size));
-    info.magic = kRootMagic;
-    std::snprintf(info.address, sizeof info.address, "%s", hub->address().c_str());
-    std::memcpy(info.secret, hub->secret(), sizeof info.secret);
+    root_status = hub->start(config, size);
+    if (ok(root_status)) {
+      info.magic = kRootMagic;
+      std::snprintf(info.address, sizeof info.address, "%s", hub->address().c_str());
+      std::memcpy(info.secret, hub->secret(), sizeof info.secret);
+    }
   }
+  // Rank 0 takes part in the broadcast even without a root, so that the others learn it at once.
   GSHMEM_CHECK(launcher->broadcast_root(&info, sizeof info, config.bootstrap_timeout));
+  GSHMEM_CHECK(root_status);
   if (info.magic != kRootMagic) {
-    GSHMEM_ERROR("%s: the broadcast from rank 0 carried no bootstrap address", launcher->name().c_str());
+    GSHMEM_ERROR("%s: rank 0 could not start the bootstrap root (see its messages)", launcher->name().c_str());
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   std::unique_ptr<Bootstrap> tcp;

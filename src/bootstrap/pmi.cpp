@@ -150,6 +150,10 @@ class Pmi1Launcher final : public Launcher {
         if (set.count("rank")) to_int(set["rank"], &rank_);
       }
     }
+    if (size_ < 1 || rank_ < 0 || rank_ >= size_) {
+      GSHMEM_ERROR("PMI-1: the launcher gave rank %d of %d", rank_, size_);
+      return GSHMEM_ERROR_BOOTSTRAP;
+    }
     KV kv;
     GSHMEM_CHECK(call("cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", &kv, d));
     GSHMEM_CHECK(call("cmd=get_my_kvsname\n", "my_kvsname", &kv, d));
@@ -238,8 +242,8 @@ class Pmi2Launcher final : public Launcher {
     req += "threaded=FALSE;";
     KV kv;
     GSHMEM_CHECK(call(req, "fullinit-response", &kv, d));
-    if (!to_int(kv["rank"], &rank_) || !to_int(kv["size"], &size_)) {
-      GSHMEM_ERROR("PMI-2: fullinit gave no rank and size");
+    if (!to_int(kv["rank"], &rank_) || !to_int(kv["size"], &size_) || size_ < 1 || rank_ < 0 || rank_ >= size_) {
+      GSHMEM_ERROR("PMI-2: fullinit gave no valid rank and size");
       return GSHMEM_ERROR_BOOTSTRAP;
     }
     GSHMEM_CHECK(call("cmd=job-getid;", "job-getid-response", &kv, d));

@@ -19,8 +19,8 @@ namespace {
 
 class TcpBootstrap final : public Bootstrap {
  public:
-  TcpBootstrap(Fd fd, int rank, int size, double timeout_s)
-      : fd_(std::move(fd)), rank_(rank), size_(size), timeout_s_(timeout_s) {}
+  TcpBootstrap(Fd fd, int rank, int size, double timeout_s, bool supervised)
+      : fd_(std::move(fd)), rank_(rank), size_(size), timeout_s_(timeout_s), supervised_(supervised) {}
 
   const char* name() const override { return "tcp"; }
   int rank() const override { return rank_; }
@@ -48,8 +48,9 @@ class TcpBootstrap final : public Bootstrap {
     Deadline d = deadline_after(5);
     if (send_all(fd_.get(), &h, sizeof h, d) != GSHMEM_SUCCESS) return;
     if (send_all(fd_.get(), why.data(), why.size(), d) != GSHMEM_SUCCESS) return;
-    // The launcher ends every PE, this one included; give it a moment before exiting by ourselves.
-    std::this_thread::sleep_for(std::chrono::seconds(5));
+    // A supervising launcher (gshmrun) ends every PE, this one included: give it a moment before
+    // exiting by ourselves. Without one, the root only tells the other PEs.
+    if (supervised_) std::this_thread::sleep_for(std::chrono::seconds(5));
   }
 
   Status finalize() override {
@@ -82,6 +83,7 @@ class TcpBootstrap final : public Bootstrap {
     MsgHeader r;
     s = recv_all(fd_.get(), &r, sizeof r, d);
     if (!ok(s)) return lost(s, op, seq);
+    if (r.magic != tcp::kMagic || r.len > tcp::kMaxPayload) return lost(GSHMEM_ERROR_BOOTSTRAP, op, seq);
     std::vector<uint8_t> payload(r.len);
     if (r.len) s = recv_all(fd_.get(), payload.data(), r.len, d);
     if (!ok(s)) return lost(s, op, seq);
@@ -115,13 +117,14 @@ class TcpBootstrap final : public Bootstrap {
   int rank_;
   int size_;
   double timeout_s_;
+  bool supervised_;
   uint64_t seq_ = 0;
 };
 
 }  // namespace
 
 Status connect_tcp_bootstrap(const std::string& root, const uint8_t secret[16], int rank, int size, double timeout_s,
-                             std::unique_ptr<Bootstrap>* out) {
+                             std::unique_ptr<Bootstrap>* out, bool supervised) {
   std::string host;
   int port = 0;
   if (!split_host_port(root, &host, &port)) {
@@ -156,6 +159,7 @@ Status connect_tcp_bootstrap(const std::string& root, const uint8_t secret[16], 
   MsgHeader r;
   if (ok(s)) s = recv_all(fd.get(), &r, sizeof r, d);
   std::vector<uint8_t> payload;
+  if (ok(s) && (r.magic != tcp::kMagic || r.len > 4096)) s = GSHMEM_ERROR_BOOTSTRAP;  // not proven yet: small only
   if (ok(s)) {
     payload.resize(r.len);
     if (r.len) s = recv_all(fd.get(), payload.data(), r.len, d);
@@ -176,7 +180,7 @@ Status connect_tcp_bootstrap(const std::string& root, const uint8_t secret[16], 
                  root.c_str());
     return GSHMEM_ERROR_BOOTSTRAP;
   }
-  *out = std::make_unique<TcpBootstrap>(std::move(fd), rank, size, timeout_s);
+  *out = std::make_unique<TcpBootstrap>(std::move(fd), rank, size, timeout_s, supervised);
   return GSHMEM_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "util/log.h"
 
@@ -87,8 +88,15 @@ void TcpHub::run() {
 }
 
 void TcpHub::accept_one() {
+  int pending = 0;
+  for (auto& c : conns_) pending += c->rank < 0 && !c->closed;
   Fd fd;
-  if (tcp_accept(listen_fd_.get(), Clock::now(), &fd) != GSHMEM_SUCCESS) return;
+  if (tcp_accept(listen_fd_.get(), Clock::now(), &fd) != GSHMEM_SUCCESS) {
+    // Out of descriptors (EMFILE): let the loop breathe instead of spinning on a readable socket.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return;
+  }
+  if (pending >= tcp::kMaxPendingHandshakes) return;  // closes `fd`
   auto c = std::make_unique<Conn>();
   c->fd = std::move(fd);
   c->handshake_deadline = deadline_after(30);
@@ -99,6 +107,7 @@ void TcpHub::accept_one() {
 
 void TcpHub::read_from(Conn* c) {
   if (c->closed) return;
+  bool eof = false;
   uint8_t buf[65536];
   while (true) {
     ssize_t k = ::recv(c->fd.get(), buf, sizeof buf, MSG_DONTWAIT);
@@ -107,16 +116,20 @@ void TcpHub::read_from(Conn* c) {
       continue;
     }
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
-    // EOF or error: the PE is gone unless it said goodbye.
-    c->closed = true;
-    if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
-    return;
+    // EOF or error: handle what arrived before it (a Fin, say), then the PE is gone unless it
+    // said goodbye.
+    eof = true;
+    break;
   }
   size_t off = 0;
   while (c->in.size() - off >= sizeof(MsgHeader)) {
     MsgHeader h;
     std::memcpy(&h, c->in.data() + off, sizeof h);
-    if (h.magic != tcp::kMagic || h.version != tcp::kVersion || h.len > tcp::kMaxPayload) {
+    // Before authentication only an Auth message of its fixed size is accepted, so a stranger
+    // cannot make the root buffer anything.
+    const bool unauthenticated = c->rank < 0;
+    if (h.magic != tcp::kMagic || h.version != tcp::kVersion || h.len > tcp::kMaxPayload ||
+        (unauthenticated && (static_cast<MsgType>(h.type) != MsgType::kAuth || h.len != sizeof(tcp::AuthBody)))) {
       GSHMEM_WARN(kBootstrap, "dropping a bootstrap connection that does not speak the gshmem protocol");
       c->closed = true;
       if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
@@ -130,6 +143,10 @@ void TcpHub::read_from(Conn* c) {
     if (c->closed) return;
   }
   c->in.erase(c->in.begin(), c->in.begin() + static_cast<long>(off));
+  if (eof && !c->closed) {
+    c->closed = true;
+    if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
+  }
 }
 
 void TcpHub::send_msg(Conn* c, MsgType type, uint64_t seq, int32_t arg, const void* data, size_t n) {
@@ -159,7 +176,16 @@ void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
       break;
     case MsgType::kAbort: {
       std::string why(payload.begin(), payload.end());
-      if (listener_) listener_->on_abort(c->rank, h.arg, why);
+      if (listener_) {
+        listener_->on_abort(c->rank, h.arg, why);
+      } else {
+        // No launcher to end the job (a unique-ID job): every step from now on fails, naming it.
+        std::string text = log::format("PE %d ended the job with exit code %d (%s)", c->rank, h.arg, why.c_str());
+        for (auto it = pending_.begin(); it != pending_.end(); it = pending_.erase(it)) {
+          fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, text);
+        }
+        job_failure_ = text;
+      }
       break;
     }
     case MsgType::kFin:
@@ -212,6 +238,7 @@ void TcpHub::handle_auth(Conn* c, const std::vector<uint8_t>& payload) {
     }
   }
   if (!reject.empty()) {
+    GSHMEM_WARN(kBootstrap, "bootstrap root refused a process claiming PE %d: %s", a.rank, reject.c_str());
     send_msg(c, MsgType::kReject, 0, 0, reject.data(), reject.size());
     c->closed = true;
     return;

@@ -16,7 +16,11 @@ namespace tcp {
 
 constexpr uint32_t kMagic = 0x42485347;  // "GSHB"
 constexpr uint16_t kVersion = 1;
-constexpr uint64_t kMaxPayload = 1ull << 32;
+// Largest payload after authentication (bootstrap exchanges are small; alltoall of a large job is
+// the biggest), and before it: only an Auth message, whose size is fixed.
+constexpr uint64_t kMaxPayload = 256ull << 20;
+// At most this many connections may be waiting to authenticate; more are closed at once.
+constexpr int kMaxPendingHandshakes = 1024;
 
 enum class MsgType : uint16_t {
   kHello = 1,       // hub -> PE: payload = 16-byte nonce

@@ -200,6 +200,43 @@ TEST(TcpBootstrap, AbortReachesTheLauncher) {
   t.detach();  // abort_job waits for the launcher to end the process
 }
 
+TEST(TcpBootstrap, StrangersCannotMakeTheRootBufferAnything) {
+  Job job(1);
+  std::string host;
+  int port = 0;
+  ASSERT_TRUE(split_host_port(job.root, &host, &port));
+  // A header announcing 200 MiB before authenticating: the root must drop the connection.
+  Fd fd;
+  std::string why;
+  ASSERT_EQ(tcp_connect(host, port, deadline_after(5), &fd, &why), GSHMEM_SUCCESS);
+  tcp::MsgHeader hello;
+  ASSERT_EQ(recv_all(fd.get(), &hello, sizeof hello, deadline_after(5)), GSHMEM_SUCCESS);
+  uint8_t nonce[16];
+  ASSERT_EQ(recv_all(fd.get(), nonce, sizeof nonce, deadline_after(5)), GSHMEM_SUCCESS);
+  tcp::MsgHeader evil{
+      tcp::kMagic, static_cast<uint16_t>(tcp::MsgType::kCollective), tcp::kVersion, 1, 200ull << 20, 1, 0};
+  ASSERT_EQ(send_all(fd.get(), &evil, sizeof evil, deadline_after(5)), GSHMEM_SUCCESS);
+  char byte;
+  EXPECT_EQ(recv_all(fd.get(), &byte, 1, deadline_after(5)), GSHMEM_ERROR_PEER_GONE) << "the root closed it";
+  // The root is still there for the real PE.
+  std::unique_ptr<Bootstrap> b;
+  ASSERT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->barrier(), GSHMEM_SUCCESS);
+}
+
+TEST(TcpBootstrap, AFinalizedPeIsNotReportedAsCrashed) {
+  Job job(2, /*timeout=*/20);
+  std::unique_ptr<Bootstrap> early;
+  ASSERT_EQ(job.join(1, &early), GSHMEM_SUCCESS);
+  early->finalize();  // says goodbye and closes at once
+  testing::internal::CaptureStderr();
+  std::unique_ptr<Bootstrap> b;
+  ASSERT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->barrier(), GSHMEM_ERROR_PEER_GONE);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("PEs 1 already called nvshmem_finalize"), std::string::npos) << err;
+}
+
 TEST(SipHash, ReferenceVector) {
   // SipHash-2-4 test vector: key 00..0f, message 00..0e (15 bytes) -> a129ca6149be45e5.
   uint8_t key[16], msg[15];
