@@ -155,9 +155,11 @@ Status Runtime::make_unique_id(void* internal, size_t len, const char* api) {
 Status Runtime::exchange_host_identity() {
   struct HostRecord {
     uint64_t id;
-    char name[56];
+    int32_t pid;
+    char name[52];
   };
   HostRecord mine{};
+  mine.pid = static_cast<int32_t>(getpid());
   std::string name;
   mine.id = host_identity(&name);
   std::snprintf(mine.name, sizeof mine.name, "%s", name.c_str());
@@ -165,15 +167,21 @@ Status Runtime::exchange_host_identity() {
   GSHMEM_CHECK(boot_->allgather(&mine, all.data(), sizeof mine));
   host_of_pe_.clear();
   node_pes_.clear();
+  node_pids_.clear();
   for (int pe = 0; pe < boot_->size(); ++pe) {
     host_of_pe_.push_back(all[pe].id);
-    if (all[pe].id == mine.id) node_pes_.push_back(pe);
+    if (all[pe].id == mine.id) {
+      node_pes_.push_back(pe);
+      node_pids_.push_back(all[pe].pid);
+    }
   }
-  // A job key all PEs agree on, unique to this job: names the descriptor sockets.
-  uint64_t key = 0;
-  if (boot_->rank() == 0) GSHMEM_CHECK(random_bytes(&key, sizeof key));
-  GSHMEM_CHECK(boot_->broadcast(&key, sizeof key, 0));
-  job_key_ = key;
+  // Values all PEs agree on, unique to this job: a key that names the descriptor sockets (public)
+  // and a token that authenticates their messages (known only through the bootstrap).
+  uint64_t keys[2] = {0, 0};
+  if (boot_->rank() == 0) GSHMEM_CHECK(random_bytes(keys, sizeof keys));
+  GSHMEM_CHECK(boot_->broadcast(keys, sizeof keys, 0));
+  job_key_ = keys[0];
+  job_token_ = keys[1];
   GSHMEM_INFO(kTopo, "host %s: %zu of %d PEs on this node", name.c_str(), node_pes_.size(), boot_->size());
   return GSHMEM_SUCCESS;
 }
@@ -253,7 +261,7 @@ Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
   ho.growth_step = config_.cumem_granularity;
   ho.map_peers = !config_.disable_p2p;
   ho.timeout_s = config_.bootstrap_timeout;
-  GSHMEM_CHECK(heap_.init(boot_.get(), std::move(provider), ho, node_pes_, job_key_));
+  GSHMEM_CHECK(heap_.init(boot_.get(), std::move(provider), ho, node_pes_, node_pids_, job_key_, job_token_));
   // The barrier's flags: the first allocation, so every PE gets it at the same offset.
   uint64_t off = 0;
   GSHMEM_CHECK(heap_.allocate(sizeof(uint64_t) * static_cast<size_t>(boot_->size()), 64, &off, "nvshmem_init"));

@@ -96,9 +96,11 @@ class Runtime {
   bool finalized_ = false;
   Backend backend_ = Backend::kCpu;
   std::string backend_reason_;
-  uint64_t job_key_ = 0;
+  uint64_t job_key_ = 0;              // names the node's descriptor sockets
+  uint64_t job_token_ = 0;            // authenticates the descriptor messages
   std::vector<uint64_t> host_of_pe_;  // host identity of every PE
   std::vector<int> node_pes_;
+  std::vector<int> node_pids_;  // process ids of node_pes_
   Team teams_[4];
   SymmetricHeap heap_;
   std::unique_ptr<Transport> transport_;

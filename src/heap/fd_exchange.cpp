@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "util/log.h"
 
@@ -13,23 +14,28 @@ namespace gshmem {
 
 namespace {
 struct Message {
-  uint64_t job_key;
+  uint64_t token;
   uint64_t tag;
   int32_t from_pe;
   int32_t pad;
 };
+// A peer is at most one exchange ahead; anything further is not kept.
+constexpr uint64_t kMaxTagsAhead = 2;
 }  // namespace
 
 std::string LocalFdExchange::socket_name(int pe) const {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "gshmem-%016llx-%d", static_cast<unsigned long long>(job_key_), pe);
+  std::snprintf(buf, sizeof buf, "gshmem-%016llx-%d", static_cast<unsigned long long>(name_key_), pe);
   return buf;
 }
 
-Status LocalFdExchange::open(uint64_t job_key, int my_pe, const std::vector<int>& node_pes, double timeout_s) {
-  job_key_ = job_key;
+Status LocalFdExchange::open(uint64_t name_key, uint64_t token, int my_pe, const std::vector<int>& node_pes,
+                             const std::vector<int>& node_pids, double timeout_s) {
+  name_key_ = name_key;
+  token_ = token;
   my_pe_ = my_pe;
   node_pes_ = node_pes;
+  node_pids_ = node_pids;
   timeout_s_ = timeout_s;
   return unix_dgram_bind(socket_name(my_pe), &sock_);
 }
@@ -42,73 +48,91 @@ void LocalFdExchange::close() {
   sock_.reset();
 }
 
+Status LocalFdExchange::drain(uint64_t tag, std::vector<int>* fds, size_t* missing) {
+  while (true) {
+    Message in{};
+    size_t got = 0;
+    int fd = -1, pid = -1;
+    Status s = unix_try_recv_fd(sock_.get(), &in, sizeof in, &got, &fd, &pid);
+    if (s == GSHMEM_ERROR_TIMEOUT) return GSHMEM_SUCCESS;
+    GSHMEM_CHECK(s);
+    size_t idx = std::find(node_pes_.begin(), node_pes_.end(), in.from_pe) - node_pes_.begin();
+    const bool genuine = got == sizeof in && fd >= 0 && in.token == token_ && idx < node_pes_.size() &&
+                         in.from_pe != my_pe_ && node_pids_[idx] == pid;
+    if (!genuine) {
+      if (fd >= 0) ::close(fd);
+      GSHMEM_WARN(kMem, "ignored a heap descriptor that does not come from a PE of this job (process %d)", pid);
+      continue;
+    }
+    if (in.tag == tag && (*fds)[idx] < 0) {
+      (*fds)[idx] = fd;
+      --*missing;
+    } else if (in.tag > tag && in.tag <= tag + kMaxTagsAhead && !early_[in.tag].count(in.from_pe)) {
+      early_[in.tag][in.from_pe] = fd;
+    } else {
+      ::close(fd);
+    }
+  }
+}
+
 Status LocalFdExchange::exchange(uint64_t tag, int fd, std::vector<int>* fds) {
   fds->assign(node_pes_.size(), -1);
   Deadline deadline = deadline_after(timeout_s_);
-  Message m{job_key_, tag, my_pe_, 0};
-  for (int pe : node_pes_) {
-    if (pe == my_pe_) continue;
-    Status s = unix_send_fd(sock_.get(), socket_name(pe), &m, sizeof m, fd, deadline);
-    if (!ok(s)) {
-      GSHMEM_ERROR("cannot pass heap memory to PE %d on this node: %s", pe,
-                   s == GSHMEM_ERROR_PEER_GONE ? "it has no descriptor socket (it exited, or runs in another network "
-                                                 "namespace or container)"
-                                               : "its socket stayed full");
-      return s;
-    }
-  }
   size_t missing = node_pes_.size() - 1;
-  auto take = [&](int from, int got_fd) {
-    for (size_t i = 0; i < node_pes_.size(); ++i) {
-      if (node_pes_[i] == from && (*fds)[i] < 0) {
-        (*fds)[i] = got_fd;
-        --missing;
-        return true;
-      }
-    }
-    return false;
-  };
   // Descriptors for this tag that arrived during an earlier exchange.
   auto early = early_.find(tag);
   if (early != early_.end()) {
     for (auto& kv : early->second) {
-      if (!take(kv.first, kv.second)) ::close(kv.second);
+      size_t idx = std::find(node_pes_.begin(), node_pes_.end(), kv.first) - node_pes_.begin();
+      (*fds)[idx] = kv.second;
+      --missing;
     }
     early_.erase(early);
   }
-  while (missing > 0) {
-    Message in{};
-    size_t got = 0;
-    int got_fd = -1;
-    Status s = unix_try_recv_fd(sock_.get(), &in, sizeof in, &got, &got_fd);
-    if (s == GSHMEM_ERROR_TIMEOUT) {
-      if (ms_until(deadline) == 0) {
-        std::string who;
-        for (size_t i = 0; i < node_pes_.size(); ++i) {
-          if (node_pes_[i] != my_pe_ && (*fds)[i] < 0) who += (who.empty() ? "" : ", ") + std::to_string(node_pes_[i]);
-        }
-        GSHMEM_ERROR("PEs %s did not send their heap memory within %g s (GSHMEM_BOOTSTRAP_TIMEOUT)", who.c_str(),
-                     timeout_s_);
-        for (int& f : *fds) {
-          if (f >= 0) ::close(f);
-          f = -1;
-        }
-        return GSHMEM_ERROR_TIMEOUT;
+  std::set<int> unsent;
+  for (int pe : node_pes_) {
+    if (pe != my_pe_) unsent.insert(pe);
+  }
+  const Message m{token_, tag, my_pe_, 0};
+  auto fail = [&](Status s) {
+    for (int& f : *fds) {
+      if (f >= 0) ::close(f);
+      f = -1;
+    }
+    return s;
+  };
+  while (!unsent.empty() || missing > 0) {
+    for (auto it = unsent.begin(); it != unsent.end();) {
+      Status s = unix_try_send_fd(sock_.get(), socket_name(*it), &m, sizeof m, fd);
+      if (ok(s)) {
+        it = unsent.erase(it);
+      } else if (s == GSHMEM_ERROR_TIMEOUT) {
+        ++it;
+      } else {
+        return fail(s);
       }
-      pollfd p{sock_.get(), POLLIN, 0};
-      ::poll(&p, 1, std::min(ms_until(deadline), 100));
-      continue;
     }
-    if (!ok(s)) return s;
-    if (got != sizeof in || in.job_key != job_key_ || got_fd < 0) {
-      if (got_fd >= 0) ::close(got_fd);
-      continue;
+    Status s = drain(tag, fds, &missing);
+    if (!ok(s)) return fail(s);
+    if (unsent.empty() && missing == 0) break;
+    if (ms_until(deadline) == 0) {
+      std::string silent, unreachable;
+      for (size_t i = 0; i < node_pes_.size(); ++i) {
+        if (node_pes_[i] != my_pe_ && (*fds)[i] < 0)
+          silent += (silent.empty() ? "" : ", ") + std::to_string(node_pes_[i]);
+      }
+      for (int pe : unsent) unreachable += (unreachable.empty() ? "" : ", ") + std::to_string(pe);
+      GSHMEM_ERROR(
+          "the heap exchange between the PEs of this node did not complete within %g s "
+          "(GSHMEM_BOOTSTRAP_TIMEOUT): %s%s%s%s",
+          timeout_s_, silent.empty() ? "" : ("PEs " + silent + " sent nothing").c_str(),
+          (!silent.empty() && !unreachable.empty()) ? "; " : "",
+          unreachable.empty() ? "" : ("PEs " + unreachable + " could not be reached").c_str(),
+          unreachable.empty() ? "" : " (they exited, or run in another network namespace or container)");
+      return fail(GSHMEM_ERROR_TIMEOUT);
     }
-    if (in.tag == tag) {
-      if (!take(in.from_pe, got_fd)) ::close(got_fd);
-    } else {
-      early_[in.tag][in.from_pe] = got_fd;
-    }
+    pollfd p{sock_.get(), POLLIN, 0};
+    ::poll(&p, 1, std::min(ms_until(deadline), 2));
   }
   return GSHMEM_SUCCESS;
 }

@@ -136,7 +136,10 @@ Status tcp_connect(const std::string& host, int port, Deadline deadline, Fd* out
       err = errno;
       if (err == EINPROGRESS) {
         pollfd p{fd.get(), POLLOUT, 0};
-        int rc = ::poll(&p, 1, ms_until(deadline));
+        int rc;
+        do {
+          rc = ::poll(&p, 1, ms_until(deadline));
+        } while (rc < 0 && errno == EINTR);
         if (rc == 0) {
           if (why)
             *why = log::format("cannot connect to %s:%d: no answer (a firewall, or no route?)", host.c_str(), port);
@@ -243,6 +246,8 @@ Status unix_dgram_bind(const std::string& name, Fd* out) {
     GSHMEM_ERROR("socket(AF_UNIX) failed: %s", std::strerror(errno));
     return GSHMEM_ERROR_SYSTEM;
   }
+  int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
   sockaddr_un sa;
   socklen_t len = abstract_address(name, &sa);
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), len) != 0) {
@@ -253,8 +258,7 @@ Status unix_dgram_bind(const std::string& name, Fd* out) {
   return GSHMEM_SUCCESS;
 }
 
-Status unix_send_fd(int sock, const std::string& name, const void* payload, size_t n, int fd_to_pass,
-                    Deadline deadline) {
+Status unix_try_send_fd(int sock, const std::string& name, const void* payload, size_t n, int fd_to_pass) {
   sockaddr_un sa;
   socklen_t len = abstract_address(name, &sa);
   iovec iov{const_cast<void*>(payload), n};
@@ -274,33 +278,27 @@ Status unix_send_fd(int sock, const std::string& name, const void* payload, size
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &fd_to_pass, sizeof(int));
   }
-  int delay_us = 50;
-  while (true) {
-    if (::sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return GSHMEM_SUCCESS;
-    int err = errno;
-    // ECONNREFUSED/ENOENT: the receiver has not bound its socket yet (or is gone).
-    bool retry =
-        err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS || err == ECONNREFUSED || err == ENOENT;
-    if (!retry) {
-      GSHMEM_ERROR("sending a descriptor to '@%s' failed: %s", name.c_str(), std::strerror(err));
-      return GSHMEM_ERROR_SYSTEM;
-    }
-    if (ms_until(deadline) == 0)
-      return (err == ECONNREFUSED || err == ENOENT) ? GSHMEM_ERROR_PEER_GONE : GSHMEM_ERROR_TIMEOUT;
-    std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
-    delay_us = delay_us < 5000 ? delay_us * 2 : 5000;
+  if (::sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return GSHMEM_SUCCESS;
+  int err = errno;
+  // ECONNREFUSED/ENOENT: the receiver has not bound its socket yet (or is gone): the caller's
+  // deadline decides.
+  if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS || err == ECONNREFUSED || err == ENOENT) {
+    return GSHMEM_ERROR_TIMEOUT;
   }
+  GSHMEM_ERROR("sending a descriptor to '@%s' failed: %s", name.c_str(), std::strerror(err));
+  return GSHMEM_ERROR_SYSTEM;
 }
 
-Status unix_try_recv_fd(int sock, void* payload, size_t n, size_t* got, int* fd_out) {
+Status unix_try_recv_fd(int sock, void* payload, size_t n, size_t* got, int* fd_out, int* sender_pid) {
   iovec iov{payload, n};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(ucred))];
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
   *fd_out = -1;
+  *sender_pid = -1;
   ssize_t k = ::recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   if (k < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return GSHMEM_ERROR_TIMEOUT;
@@ -308,7 +306,14 @@ Status unix_try_recv_fd(int sock, void* payload, size_t n, size_t* got, int* fd_
     return GSHMEM_ERROR_SYSTEM;
   }
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd_out, CMSG_DATA(c), sizeof(int));
+    if (c->cmsg_level != SOL_SOCKET) continue;
+    if (c->cmsg_type == SCM_RIGHTS) {
+      std::memcpy(fd_out, CMSG_DATA(c), sizeof(int));
+    } else if (c->cmsg_type == SCM_CREDENTIALS) {
+      ucred cred;
+      std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+      *sender_pid = static_cast<int>(cred.pid);
+    }
   }
   *got = static_cast<size_t>(k);
   return GSHMEM_SUCCESS;

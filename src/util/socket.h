@@ -61,16 +61,16 @@ Status send_all(int fd, const void* buf, size_t n, Deadline deadline);
 Status recv_all(int fd, void* buf, size_t n, Deadline deadline);
 
 // Datagram sockets in the Linux abstract namespace: nothing is created in the file system, and
-// the name disappears with the process, also when it crashes.
+// the name disappears with the process, also when it crashes. Received datagrams carry the
+// sender's process id (SO_PASSCRED), so that a receiver can check who sent a descriptor.
 Status unix_dgram_bind(const std::string& name, Fd* out);
-// Sends `payload` with the descriptor `fd_to_pass` (or none when -1) to the socket `name`.
-// Returns GSHMEM_ERROR_TIMEOUT at the deadline if the receiver's queue stays full, and
-// GSHMEM_ERROR_PEER_GONE if no socket has that name.
-Status unix_send_fd(int sock, const std::string& name, const void* payload, size_t n, int fd_to_pass,
-                    Deadline deadline);
-// Receives one datagram without blocking: returns GSHMEM_ERROR_TIMEOUT if none is queued.
-// `*fd_out` is the passed descriptor or -1.
-Status unix_try_recv_fd(int sock, void* payload, size_t n, size_t* got, int* fd_out);
+// One attempt to send `payload` with the descriptor `fd_to_pass` (or none when -1) to the socket
+// `name`, without blocking. GSHMEM_ERROR_TIMEOUT: the receiver's queue is full, or no socket has
+// that name yet (try again); another error: it failed.
+Status unix_try_send_fd(int sock, const std::string& name, const void* payload, size_t n, int fd_to_pass);
+// Receives one datagram without blocking: GSHMEM_ERROR_TIMEOUT if none is queued. `*fd_out` is the
+// passed descriptor or -1, `*sender_pid` the sending process.
+Status unix_try_recv_fd(int sock, void* payload, size_t n, size_t* got, int* fd_out, int* sender_pid);
 
 // Fills `buf` with bytes from the kernel's random source.
 Status random_bytes(void* buf, size_t n);
