@@ -35,7 +35,11 @@ void HeapAllocator::grow(uint64_t bytes) {
   insert_free(start, bytes);
 }
 
+// Sizes and alignments beyond this are refused, so that no sum below can wrap around.
+constexpr uint64_t kLargest = 1ull << 60;
+
 bool HeapAllocator::allocate(uint64_t size, uint64_t align, uint64_t* offset) {
+  if (size > kLargest || align > kLargest) return false;
   align = std::max(align, min_align_);
   uint64_t need = round_size(size);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
@@ -54,6 +58,7 @@ bool HeapAllocator::allocate(uint64_t size, uint64_t align, uint64_t* offset) {
 }
 
 uint64_t HeapAllocator::growth_needed(uint64_t size, uint64_t align) const {
+  if (size > kLargest || align > kLargest) return kLargest;
   align = std::max(align, min_align_);
   uint64_t need = round_size(size);
   uint64_t start = align_up(capacity_, align);

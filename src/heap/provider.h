@@ -30,6 +30,9 @@ class MemoryProvider {
   virtual Status map(char* addr, uint64_t bytes, uint64_t handle) = 0;
   virtual void unmap(char* addr, uint64_t bytes) = 0;
   virtual void release(uint64_t handle) = 0;
+  // Whether a handle must be kept until its memory is unmapped. A memfd need not be: the mapping
+  // keeps the memory, so the heap closes it at once instead of holding a descriptor per chunk.
+  virtual bool keeps_handle_while_mapped() const { return true; }
   // Sets `bytes` at `addr` (mapped) to zero and waits until that is done.
   virtual Status zero(char* addr, uint64_t bytes) = 0;
   // Free physical memory where the provider can tell (for out-of-memory messages); 0 if unknown.

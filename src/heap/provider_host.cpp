@@ -1,5 +1,6 @@
 // Host shared memory: one memfd per chunk, mapped MAP_SHARED by its owner and by every local peer.
 // memfds live only as long as some process holds them: nothing is left behind after a crash.
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -41,7 +42,7 @@ class HostMemoryProvider final : public MemoryProvider {
       close(f);
       return GSHMEM_ERROR_OUT_OF_MEMORY;
     }
-    int exported = dup(f);
+    int exported = fcntl(f, F_DUPFD_CLOEXEC, 0);
     if (exported < 0) {
       close(f);
       return GSHMEM_ERROR_SYSTEM;
@@ -52,7 +53,7 @@ class HostMemoryProvider final : public MemoryProvider {
   }
 
   Status import(int fd, uint64_t, uint64_t* handle) override {
-    int f = dup(fd);
+    int f = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (f < 0) return GSHMEM_ERROR_SYSTEM;
     *handle = static_cast<uint64_t>(f);
     return GSHMEM_SUCCESS;
@@ -74,6 +75,7 @@ class HostMemoryProvider final : public MemoryProvider {
   }
 
   void release(uint64_t handle) override { close(static_cast<int>(handle)); }
+  bool keeps_handle_while_mapped() const override { return false; }
 
   Status zero(char* addr, uint64_t bytes) override {
     std::memset(addr, 0, bytes);

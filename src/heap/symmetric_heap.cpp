@@ -14,7 +14,8 @@ inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
 Status SymmetricHeap::init(Bootstrap* boot, std::unique_ptr<MemoryProvider> provider, const HeapOptions& options,
-                           const std::vector<int>& node_pes, uint64_t job_key) {
+                           const std::vector<int>& node_pes, const std::vector<int>& node_pids, uint64_t job_key,
+                           uint64_t token) {
   boot_ = boot;
   provider_ = std::move(provider);
   options_ = options;
@@ -23,6 +24,23 @@ Status SymmetricHeap::init(Bootstrap* boot, std::unique_ptr<MemoryProvider> prov
   my_index_ = static_cast<size_t>(std::find(node_pes_.begin(), node_pes_.end(), me) - node_pes_.begin());
   const uint64_t gran = provider_->granularity();
   slot_ = round_up(std::max<uint64_t>(options.limit_bytes, gran), gran);
+  // Growth must happen at the same calls on every PE: the limits must agree.
+  struct Limits {
+    uint64_t slot, gran;
+  };
+  Limits mine{slot_, gran};
+  std::vector<Limits> all(static_cast<size_t>(boot->size()));
+  GSHMEM_CHECK(boot->allgather(&mine, all.data(), sizeof mine));
+  for (int pe = 0; pe < boot->size(); ++pe) {
+    if (all[pe].slot != slot_ || all[pe].gran != gran) {
+      GSHMEM_ERROR(
+          "the symmetric heap's limits differ between PEs: PE %d may grow to %s in steps of %s, PE %d to %s in "
+          "steps of %s; set NVSHMEM_MAX_MEMORY_PER_GPU the same on every PE (and use the same GPU model)",
+          me, format_size(slot_).c_str(), format_size(gran).c_str(), pe, format_size(all[pe].slot).c_str(),
+          format_size(all[pe].gran).c_str());
+      return GSHMEM_ERROR_SYMMETRY;
+    }
+  }
   if (options.initial_bytes > slot_) {
     GSHMEM_ERROR("NVSHMEM_SYMMETRIC_SIZE (%s) is larger than NVSHMEM_MAX_MEMORY_PER_GPU (%s); raise the latter",
                  format_size(options.initial_bytes).c_str(), format_size(options.limit_bytes).c_str());
@@ -36,7 +54,7 @@ Status SymmetricHeap::init(Bootstrap* boot, std::unique_ptr<MemoryProvider> prov
   peer_base_[me] = base_;
   if (options.map_peers) {
     for (size_t i = 0; i < node_pes_.size(); ++i) peer_base_[node_pes_[i]] = window(i);
-    if (node_pes_.size() > 1) GSHMEM_CHECK(exchange_.open(job_key, me, node_pes_, options.timeout_s));
+    if (node_pes_.size() > 1) GSHMEM_CHECK(exchange_.open(job_key, token, me, node_pes_, node_pids, options.timeout_s));
   }
   GSHMEM_INFO(kMem, "symmetric heap: %s, %s per PE reserved (%zu window%s), granularity %s", provider_->name(),
               format_size(slot_).c_str(), windows, windows == 1 ? "" : "s", format_size(gran).c_str());
@@ -44,71 +62,101 @@ Status SymmetricHeap::init(Bootstrap* boot, std::unique_ptr<MemoryProvider> prov
   return grow(first, "nvshmem_init");
 }
 
+// Agrees on a status: every PE gets the first failure of any PE (GSHMEM_SUCCESS if none), and
+// the PE that had it.
+static Status agree(Bootstrap* boot, Status mine, int* failed_pe) {
+  int32_t m = mine;
+  std::vector<int32_t> all(static_cast<size_t>(boot->size()));
+  Status s = boot->allgather(&m, all.data(), sizeof m);
+  if (!ok(s)) return s;
+  for (int pe = 0; pe < boot->size(); ++pe) {
+    if (all[pe] != GSHMEM_SUCCESS) {
+      *failed_pe = pe;
+      return static_cast<Status>(all[pe]);
+    }
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void SymmetricHeap::undo(const std::vector<Mapping>& added) {
+  for (auto it = added.rbegin(); it != added.rend(); ++it) {
+    provider_->unmap(it->addr, it->bytes);
+    if (it->has_handle) provider_->release(it->handle);
+  }
+}
+
 Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
-  // Every PE grows at the same call (the allocator is deterministic); check that every PE could
-  // create its chunk before anyone waits for a peer's.
-  int32_t status = GSHMEM_SUCCESS;
+  // Every PE grows at the same call (the allocator is deterministic). The growth is agreed twice:
+  // once every PE has its own chunk, and once every PE has mapped its node peers' chunks; if any
+  // PE fails either step, every PE undoes its part, so the heaps stay alike.
+  const bool keep = provider_->keeps_handle_while_mapped();
+  std::vector<Mapping> added;
+  Status status = GSHMEM_SUCCESS;
   uint64_t handle = 0;
   int fd = -1;
   if (mapped_ + bytes > slot_) {
     status = GSHMEM_ERROR_OUT_OF_MEMORY;
   } else {
     status = provider_->create(bytes, &handle, &fd);
-    if (status == GSHMEM_SUCCESS) {
+    if (ok(status)) {
       status = provider_->map(base_ + mapped_, bytes, handle);
-      if (status != GSHMEM_SUCCESS) {
+      if (ok(status)) {
+        added.push_back({base_ + mapped_, bytes, handle, keep});
+        if (!keep) provider_->release(handle);
+      } else {
         provider_->release(handle);
         ::close(fd);
+        fd = -1;
       }
     }
   }
-  std::vector<int32_t> all(static_cast<size_t>(boot_->size()));
-  GSHMEM_CHECK(boot_->allgather(&status, all.data(), sizeof status));
-  for (int pe = 0; pe < boot_->size(); ++pe) {
-    if (all[pe] != GSHMEM_SUCCESS) {
-      if (status == GSHMEM_SUCCESS) {
-        provider_->unmap(base_ + mapped_, bytes);
-        provider_->release(handle);
-        ::close(fd);
-      }
-      if (pe != boot_->rank() && all[pe] != GSHMEM_ERROR_OUT_OF_MEMORY) {
-        GSHMEM_ERROR("%s: PE %d could not grow its symmetric heap (%s)", api, pe,
-                     gshmem_status_string(static_cast<Status>(all[pe])));
-      }
-      return static_cast<Status>(all[pe]);
+  int failed_pe = -1;
+  Status agreed = agree(boot_, status, &failed_pe);
+  if (!ok(agreed)) {
+    undo(added);
+    if (fd >= 0) ::close(fd);
+    if (failed_pe != boot_->rank() && agreed != GSHMEM_ERROR_OUT_OF_MEMORY) {
+      GSHMEM_ERROR("%s: PE %d could not grow its symmetric heap (%s)", api, failed_pe, gshmem_status_string(agreed));
     }
+    return agreed;
   }
-  mappings_.push_back({base_ + mapped_, bytes, handle});
+  Status mapped_peers = GSHMEM_SUCCESS;
   if (options_.map_peers && node_pes_.size() > 1) {
     std::vector<int> fds;
-    Status s = exchange_.exchange(++growths_, fd, &fds);
-    ::close(fd);
-    GSHMEM_CHECK(s);
-    for (size_t i = 0; i < node_pes_.size(); ++i) {
+    mapped_peers = exchange_.exchange(++growths_, fd, &fds);
+    for (size_t i = 0; ok(mapped_peers) && i < node_pes_.size(); ++i) {
       if (i == my_index_) continue;
       uint64_t h = 0;
-      s = provider_->import(fds[i], bytes, &h);
-      ::close(fds[i]);
-      fds[i] = -1;
+      Status s = provider_->import(fds[i], bytes, &h);
       if (ok(s)) {
         s = provider_->map(window(i) + mapped_, bytes, h);
         if (ok(s)) {
-          mappings_.push_back({window(i) + mapped_, bytes, h});
+          added.push_back({window(i) + mapped_, bytes, h, keep});
+          if (!keep) provider_->release(h);
         } else {
           provider_->release(h);
         }
       }
       if (!ok(s)) {
         GSHMEM_ERROR("cannot map the symmetric heap of PE %d", node_pes_[i]);
-        for (int f : fds) {
-          if (f >= 0) ::close(f);
-        }
-        return s;
+        mapped_peers = s;
       }
     }
-  } else {
-    ::close(fd);
+    for (int f : fds) {
+      if (f >= 0) ::close(f);
+    }
   }
+  ::close(fd);
+  agreed = agree(boot_, mapped_peers, &failed_pe);
+  if (!ok(agreed)) {
+    undo(added);
+    if (failed_pe != boot_->rank()) {
+      GSHMEM_ERROR("%s: PE %d could not map its node peers' new heap memory (%s)", api, failed_pe,
+                   gshmem_status_string(agreed));
+    }
+    return agreed;
+  }
+  mappings_.insert(mappings_.end(), added.begin(), added.end());
   allocator_.grow(bytes);
   mapped_ += bytes;
   GSHMEM_INFO(kMem, "symmetric heap grew by %s to %s (limit %s)", format_size(bytes).c_str(),
@@ -117,23 +165,30 @@ Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
 }
 
 Status SymmetricHeap::allocate(uint64_t size, uint64_t align, uint64_t* offset, const char* api) {
+  // Larger than the heap could ever be (also what a negative size cast to size_t looks like):
+  // every PE decides alike, the sizes having been checked to agree.
+  if (size > slot_ || align > slot_) {
+    GSHMEM_ERROR("%s(%s, alignment %s): larger than the symmetric heap can ever grow (%s, NVSHMEM_MAX_MEMORY_PER_GPU)",
+                 api, format_size(size).c_str(), format_size(align).c_str(), format_size(slot_).c_str());
+    return GSHMEM_ERROR_OUT_OF_MEMORY;
+  }
   if (allocator_.allocate(size, align, offset)) return GSHMEM_SUCCESS;
   uint64_t need = allocator_.growth_needed(size, align);
   const uint64_t gran = provider_->granularity();
   uint64_t step = round_up(std::max(need, options_.growth_step), gran);
   // Near the limit, grow by what is needed rather than by a whole step.
   if (mapped_ + step > slot_) step = round_up(need, gran);
-  if (mapped_ + step > slot_) {
+  // grow() agrees with the other PEs even when this step exceeds the limit (it then fails alike
+  // everywhere), so that no PE skips a collective step another one makes.
+  Status s = grow(step, api);
+  if (s == GSHMEM_ERROR_OUT_OF_MEMORY && mapped_ + step > slot_) {
     GSHMEM_ERROR(
         "%s(%s): the symmetric heap is exhausted: %s in use in %zu allocations, largest free block %s; the heap has %s "
         "mapped and may grow to %s (NVSHMEM_MAX_MEMORY_PER_GPU). Raise NVSHMEM_MAX_MEMORY_PER_GPU or free symmetric "
         "memory",
         api, format_size(size).c_str(), format_size(allocator_.used()).c_str(), allocator_.live_blocks(),
         format_size(allocator_.largest_free()).c_str(), format_size(mapped_).c_str(), format_size(slot_).c_str());
-    return GSHMEM_ERROR_OUT_OF_MEMORY;
-  }
-  Status s = grow(step, api);
-  if (s == GSHMEM_ERROR_OUT_OF_MEMORY) {
+  } else if (s == GSHMEM_ERROR_OUT_OF_MEMORY) {
     GSHMEM_ERROR("%s(%s): the symmetric heap could not grow by %s (%s mapped, limit %s): a PE is out of %s", api,
                  format_size(size).c_str(), format_size(step).c_str(), format_size(mapped_).c_str(),
                  format_size(slot_).c_str(), provider_->name());
@@ -148,10 +203,7 @@ Status SymmetricHeap::free(uint64_t offset) {
 
 void SymmetricHeap::finalize() {
   if (!provider_) return;
-  for (auto it = mappings_.rbegin(); it != mappings_.rend(); ++it) {
-    provider_->unmap(it->addr, it->bytes);
-    provider_->release(it->handle);
-  }
+  undo(mappings_);
   mappings_.clear();
   if (reservation_) provider_->unreserve(reservation_, reservation_bytes_);
   reservation_ = nullptr;

@@ -35,10 +35,11 @@ class SymmetricHeap {
   SymmetricHeap(const SymmetricHeap&) = delete;
   SymmetricHeap& operator=(const SymmetricHeap&) = delete;
 
-  // Collective over all PEs. `node_pes` are the ranks on this node in order, `job_key` a value
-  // equal on every PE and unique to the job.
+  // Collective over all PEs. `node_pes` are the ranks on this node in order and `node_pids` their
+  // process ids; `job_key` and `token` are equal on every PE and unique to the job (the key names
+  // the descriptor sockets, the token authenticates their messages).
   Status init(Bootstrap* boot, std::unique_ptr<MemoryProvider> provider, const HeapOptions& options,
-              const std::vector<int>& node_pes, uint64_t job_key);
+              const std::vector<int>& node_pes, const std::vector<int>& node_pids, uint64_t job_key, uint64_t token);
   void finalize();
 
   char* base() const { return base_; }
@@ -64,6 +65,7 @@ class SymmetricHeap {
   Status free(uint64_t offset);
 
  private:
+  // Maps `bytes` more on every PE, or on none. Collective.
   Status grow(uint64_t bytes, const char* api);
   char* window(size_t node_index) const { return reservation_ + slot_ * node_index; }
 
@@ -71,7 +73,10 @@ class SymmetricHeap {
     char* addr;
     uint64_t bytes;
     uint64_t handle;
+    bool has_handle;  // still to be released
   };
+  // Unmaps (and releases) mappings, last first: a failed growth's, or all at finalize.
+  void undo(const std::vector<Mapping>& added);
 
   Bootstrap* boot_ = nullptr;
   std::unique_ptr<MemoryProvider> provider_;

@@ -55,8 +55,12 @@ int main(int argc, char** argv) {
     MP_CHECK(q != nullptr, "malloc after the mismatch");
     std::printf("PE %d: mismatch reported\n", me);
   } else if (c == "exhausted") {  // run with NVSHMEM_MAX_MEMORY_PER_GPU=64M
-    void* p = nvshmem_malloc(128u << 20);
-    MP_CHECK(p == nullptr, "malloc past the heap limit must return NULL");
+    void* big = nvshmem_malloc(40u << 20);
+    MP_CHECK(big != nullptr, "40 MiB fits under the 64 MiB limit");
+    void* p = nvshmem_malloc(40u << 20);
+    MP_CHECK(p == nullptr, "another 40 MiB exceeds the limit: NULL");
+    void* huge = nvshmem_malloc(128u << 20);
+    MP_CHECK(huge == nullptr, "128 MiB can never fit: NULL");
     void* q = nvshmem_malloc(1u << 20);
     MP_CHECK(q != nullptr, "the heap still works after an exhausted malloc");
     std::printf("PE %d: exhaustion reported\n", me);

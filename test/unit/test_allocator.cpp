@@ -130,3 +130,25 @@ TEST(Allocator, AlignmentIsHonoured) {
 
 }  // namespace
 }  // namespace gshmem
+
+namespace gshmem {
+namespace {
+
+TEST(Allocator, HugeRequestsFailWithoutWrappingAround) {
+  HeapAllocator a(512);
+  a.grow(1 << 20);
+  uint64_t first = 0;
+  ASSERT_TRUE(a.allocate(512, 1, &first));
+  const auto free_before = a.free_ranges();
+  uint64_t off = 0;
+  EXPECT_FALSE(a.allocate(~0ull - 511, 1, &off)) << "a negative size cast to size_t";
+  EXPECT_FALSE(a.allocate(~0ull - 100, 1, &off)) << "rounds to zero if unchecked";
+  EXPECT_FALSE(a.allocate(64, 1ull << 63, &off));
+  EXPECT_EQ(a.free_ranges(), free_before) << "nothing changed";
+  EXPECT_GE(a.growth_needed(~0ull - 511, 1), 1ull << 60);
+  ASSERT_TRUE(a.allocate(512, 1, &off));
+  EXPECT_NE(off, first);
+}
+
+}  // namespace
+}  // namespace gshmem
