@@ -6,6 +6,7 @@
 // non-zero status or dies by a signal, gshmrun stops the others and exits non-zero, naming the PE
 // and how it ended.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,7 +198,7 @@ class Supervisor final : public TcpHub::Listener {
   void on_abort(int rank, int code, const std::string& why) override {
     std::fprintf(stderr, "gshmrun: PE %d ended the job with exit code %d%s%s\n", rank, code, why.empty() ? "" : ": ",
                  why.c_str());
-    abort_code_ = code == 0 ? 1 : code;
+    abort_code_ = code;
     abort_requested_ = true;
   }
   std::atomic<bool> abort_requested_{false};
@@ -320,6 +321,12 @@ int main(int argc, char** argv) {
 
   std::vector<Pe> pes(static_cast<size_t>(opt.npes));
   for (int r = 0; r < opt.npes; ++r) {
+    const bool remote_pe = !host_of[r].empty() && !is_local(host_of[r]);
+    int secret_pipe[2] = {-1, -1};
+    if (remote_pe && pipe(secret_pipe) != 0) {
+      std::fprintf(stderr, "gshmrun: pipe failed: %s\n", std::strerror(errno));
+      return 1;
+    }
     pid_t pid = fork();
     if (pid < 0) {
       std::fprintf(stderr, "gshmrun: fork failed for PE %d: %s\n", r, std::strerror(errno));
@@ -336,22 +343,25 @@ int main(int argc, char** argv) {
       signal(SIGTERM, SIG_DFL);
       signal(SIGHUP, SIG_DFL);
       if (!host_of[r].empty() && !is_local(host_of[r])) {
-        // RSH HOST env VAR=VALUE... PROGRAM ARGS...
+        // RSH HOST sh -c 'read the secret from stdin; exec env VAR=VALUE... PROGRAM ARGS...': the
+        // secret never appears on a command line, where every user of either host could read it.
+        std::string script = "IFS= read -r GSHMEM_RUN_SECRET && export GSHMEM_RUN_SECRET && exec env";
+        std::vector<std::string> vars = {"GSHMEM_RUN_ROOT=" + root, "GSHMEM_RUN_RANK=" + std::to_string(r),
+                                         "GSHMEM_RUN_SIZE=" + std::to_string(opt.npes),
+                                         "GSHMEM_BOOTSTRAP_TIMEOUT=" + timeout_s};
+        for (const std::string& f : forwarded) {
+          if (f.rfind("GSHMEM_BOOTSTRAP_TIMEOUT=", 0) != 0) vars.push_back(f);
+        }
+        for (const std::string& v : vars) script += " " + shell_quote(v);
+        for (const std::string& a : opt.argv) script += " " + shell_quote(a);
         std::vector<std::string> words = rsh;
         words.push_back(host_of[r]);
-        words.push_back("env");
-        words.push_back("GSHMEM_RUN_ROOT=" + root);
-        words.push_back("GSHMEM_RUN_SECRET=" + secret_hex);
-        words.push_back("GSHMEM_RUN_RANK=" + std::to_string(r));
-        words.push_back("GSHMEM_RUN_SIZE=" + std::to_string(opt.npes));
-        words.push_back("GSHMEM_BOOTSTRAP_TIMEOUT=" + timeout_s);
-        for (const std::string& f : forwarded) {
-          if (f.rfind("GSHMEM_BOOTSTRAP_TIMEOUT=", 0) != 0) words.push_back(f);
-        }
-        for (const std::string& a : opt.argv) words.push_back(a);
-        if (rsh_is_shell) {
-          for (size_t k = rsh.size() + 1; k < words.size(); ++k) words[k] = shell_quote(words[k]);
-        }
+        words.push_back("sh");
+        words.push_back("-c");
+        words.push_back(rsh_is_shell ? shell_quote(script) : script);
+        dup2(secret_pipe[0], 0);
+        close(secret_pipe[0]);
+        close(secret_pipe[1]);
         std::vector<char*> rargv;
         for (std::string& w : words) rargv.push_back(&w[0]);
         rargv.push_back(nullptr);
@@ -360,9 +370,17 @@ int main(int argc, char** argv) {
                      opt.rsh.c_str(), std::strerror(errno));
         _exit(127);
       }
+      // A local PE does not outlive gshmrun, even if gshmrun is killed.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
       execvp(child_argv[0], child_argv.data());
       std::fprintf(stderr, "gshmrun: cannot start PE %d: '%s': %s\n", r, child_argv[0], std::strerror(errno));
       _exit(127);
+    }
+    if (remote_pe) {
+      close(secret_pipe[0]);
+      std::string line = secret_hex + "\n";
+      (void)!write(secret_pipe[1], line.data(), line.size());
+      close(secret_pipe[1]);
     }
     pes[r].pid = pid;
     pes[r].running = true;
