@@ -18,7 +18,7 @@ namespace detail {
 
 /* Bumped whenever the layout below changes; a module compiled against another layout is refused
  * at registration with a message, rather than reading garbage. */
-constexpr uint32_t kDeviceStateAbi = 1;
+constexpr uint32_t kDeviceStateAbi = 2;
 
 struct DeviceState {
   uint32_t abi; /* kDeviceStateAbi once initialised, 0 before */
@@ -36,7 +36,11 @@ struct DeviceState {
   char *const *peer_base;  /* [npes]: each PE's heap as mapped here; NULL if not reachable by load/store */
   uint64_t *barrier_flags; /* symmetric [npes]: slot p holds the last barrier sequence PE p reached */
   uint64_t *barrier_seq;   /* this PE's barrier sequence (device memory) */
-  uint64_t reserved[4];
+  /* nvshmem_global_exit from a kernel: host-pinned {code, state}; state 0 = none, 1 = being
+   * written, 2 = requested (the host library's watcher then ends the job with `code`). */
+  int32_t *exit_request;
+  uint64_t *wait_any_counter; /* device memory: rotates the first index the _any waits and tests try */
+  uint64_t reserved[2];
 };
 
 static_assert(sizeof(DeviceState) == 112, "DeviceState layout changed: bump kDeviceStateAbi");

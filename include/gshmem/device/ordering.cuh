@@ -28,19 +28,66 @@ __device__ __forceinline__ uint64_t load_acquire_sys(const uint64_t* p) {
   return v;
 }
 
-__device__ __forceinline__ uint64_t load_relaxed_sys(const uint64_t* p) {
-  uint64_t v;
-  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+// Acquire-release fence at system scope. After a relaxed poll it makes the poll an acquire (what
+// the waiter reads afterwards is at least as new as what the writer wrote before its release);
+// before a relaxed store or atomic it makes that a release (cheaper than fence.sc.sys).
+__device__ __forceinline__ void fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
+// Morally-strong loads and stores of 2, 4 or 8 bytes at system scope, for values that another GPU
+// or the host writes concurrently (flags, signals, wait variables). Any trivially copyable T of
+// those sizes; the bits travel unchanged.
+template <class T>
+__device__ __forceinline__ T load_relaxed_sys(const T* p) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "2, 4 or 8 bytes");
+  T v;
+  if constexpr (sizeof(T) == 2) {
+    unsigned short r;
+    asm volatile("ld.relaxed.sys.global.b16 %0, [%1];" : "=h"(r) : "l"(p) : "memory");
+    __builtin_memcpy(&v, &r, 2);
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned r;
+    asm volatile("ld.relaxed.sys.global.b32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
+    __builtin_memcpy(&v, &r, 4);
+  } else {
+    unsigned long long r;
+    asm volatile("ld.relaxed.sys.global.b64 %0, [%1];" : "=l"(r) : "l"(p) : "memory");
+    __builtin_memcpy(&v, &r, 8);
+  }
   return v;
 }
+
+template <class T>
+__device__ __forceinline__ void store_relaxed_sys(T* p, T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4 or 8 bytes");
+  if constexpr (sizeof(T) == 4) {
+    unsigned r;
+    __builtin_memcpy(&r, &v, 4);
+    asm volatile("st.relaxed.sys.global.b32 [%0], %1;" ::"l"(p), "r"(r) : "memory");
+  } else {
+    unsigned long long r;
+    __builtin_memcpy(&r, &v, 8);
+    asm volatile("st.relaxed.sys.global.b64 [%0], %1;" ::"l"(p), "l"(r) : "memory");
+  }
+}
+
+// The poll of every wait: the first polls back to back (a signal that is already on its way
+// arrives within a microsecond), then with a sleep that doubles up to ~1 us, so that a long wait
+// neither floods the memory system nor delays the wake-up by more than that.
+struct Backoff {
+  unsigned spins = 0;
+  unsigned ns = 32;
+  __device__ __forceinline__ void pause() {
+    if (++spins <= 64) return;
+    __nanosleep(ns);
+    if (ns < 1024) ns *= 2;
+  }
+};
 
 // Waits until *p >= target, polling with relaxed loads and a short sleep after a while so that
 // the poll does not flood the link, then makes the value an acquire.
 __device__ __forceinline__ void wait_at_least(const uint64_t* p, uint64_t target) {
-  int spins = 0;
-  while (load_relaxed_sys(p) < target) {
-    if (++spins > 64) __nanosleep(64);
-  }
+  Backoff backoff;
+  while (load_relaxed_sys(p) < target) backoff.pause();
   (void)load_acquire_sys(p);
 }
 

@@ -135,6 +135,27 @@ __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_
   getmem<S>(dest, source, bytes, pe);
 }
 
+// Strided forms: element i goes from source[i * sst] to dest[i * dst] (strides in elements, at
+// least 1). The threads of the group take every group_size-th element.
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+  gshmem::detail::group_sync<S>();
+  if (nelems > 0) detail_rma::check(dest, ((nelems - 1) * dst + 1) * sizeof(T), pe);
+  T* remote = reinterpret_cast<T*>(peer_address(dest, pe));
+  const size_t step = static_cast<size_t>(gshmem::detail::group_size<S>());
+  for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) remote[i * dst] = source[i * sst];
+  gshmem::detail::group_sync<S>();
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+  gshmem::detail::group_sync<S>();
+  if (nelems > 0) detail_rma::check(source, ((nelems - 1) * sst + 1) * sizeof(T), pe);
+  const T* remote = reinterpret_cast<const T*>(peer_address(source, pe));
+  const size_t step = static_cast<size_t>(gshmem::detail::group_size<S>());
+  for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) dest[i * dst] = remote[i * sst];
+  gshmem::detail::group_sync<S>();
+}
+
 // Element types of the sized forms (put8 ... put128).
 template <int Bits>
 struct SizedElement;
