@@ -1,8 +1,111 @@
-// Kernels the host library launches itself (host barrier, barrier_all_on_stream). Compiled to a
-// fatbin at build time and embedded in libgshmem_host, then loaded through the driver API at GPU
-// binding, so the library links no CUDA runtime and loads on machines without a driver. The
-// module's copy of the device state is found by name (gshmemi_device_state_d).
+// Kernels the host library launches itself (the host barrier, the stream-ordered forms, and host
+// atomics on GPU memory). Compiled to a fatbin at build time and embedded in libgshmem_host, then
+// loaded through the driver API at GPU binding, so the library links no CUDA runtime and loads on
+// machines without a driver. The module's copy of the device state is found by name
+// (gshmemi_device_state_d). Each kernel runs as one thread (one warp for the barrier); their
+// parameters are plain integers and pointers because they are launched with cuLaunchKernel.
+#include <cstdint>
+
 #include "gshmem/device/device.cuh"
+#include "transport/transport.h"
+
+namespace {
+
+template <class W>
+__device__ unsigned long long apply(W* w, int op, W operand, W compare) {
+  using gshmem::AmoOp;
+  switch (static_cast<AmoOp>(op)) {
+    case AmoOp::kLoad:
+      return gshmem::detail::load_relaxed_sys(w);
+    case AmoOp::kStore:
+      gshmem::detail::store_relaxed_sys(w, operand);
+      return 0;
+    case AmoOp::kAdd:
+      return atomicAdd_system(w, operand);
+    case AmoOp::kAnd:
+      return atomicAnd_system(w, operand);
+    case AmoOp::kOr:
+      return atomicOr_system(w, operand);
+    case AmoOp::kXor:
+      return atomicXor_system(w, operand);
+    case AmoOp::kSwap:
+      return atomicExch_system(w, operand);
+    case AmoOp::kCompareSwap:
+      return atomicCAS_system(w, compare, operand);
+  }
+  return 0;
+}
+
+template <class T>
+__device__ void wait_all(int cmp, const void* ivars, unsigned long long n, const int* status, const void* values,
+                         unsigned long long value) {
+  const T* v = static_cast<const T*>(ivars);
+  if (values) {
+    gshmem::dev::wait_until_all_vector(v, n, status, cmp, static_cast<const T*>(values));
+  } else {
+    gshmem::dev::wait_until_all(v, n, status, cmp, static_cast<T>(value));
+  }
+}
+
+}  // namespace
 
 // One warp: the peers are signalled and waited for in parallel.
 extern "C" __global__ void gshmemi_barrier_all_kernel() { gshmem::dev::barrier_all<gshmem::Scope::kWarp>(); }
+
+// A host atomic (or a stream-ordered signal) on a word of `bytes` bytes; the previous value goes
+// to *fetched (host-pinned) when set. A release fence first, so that a signal sent after stream-
+// ordered copies is seen after their data.
+extern "C" __global__ void gshmemi_atomic_kernel(int op, int bytes, void* target, unsigned long long operand,
+                                                 unsigned long long compare, unsigned long long* fetched) {
+  gshmem::detail::fence_acq_rel_sys();
+  unsigned long long old = bytes == 4 ? apply(static_cast<unsigned int*>(target), op,
+                                              static_cast<unsigned int>(operand), static_cast<unsigned int>(compare))
+                                      : apply(static_cast<unsigned long long*>(target), op, operand, compare);
+  if (fetched) {
+    gshmem::detail::store_relaxed_sys(fetched, old);
+    gshmem::detail::fence_sc_sys();
+  }
+}
+
+// p_on_stream: one store of 1, 2, 4 or 8 bytes.
+extern "C" __global__ void gshmemi_store_kernel(void* target, unsigned long long bits, int bytes) {
+  switch (bytes) {
+    case 1:
+      *static_cast<volatile uint8_t*>(target) = static_cast<uint8_t>(bits);
+      break;
+    case 2:
+      *static_cast<volatile uint16_t*>(target) = static_cast<uint16_t>(bits);
+      break;
+    case 4:
+      *static_cast<volatile uint32_t*>(target) = static_cast<uint32_t>(bits);
+      break;
+    default:
+      *static_cast<volatile uint64_t*>(target) = bits;
+  }
+}
+
+// The stream-ordered waits: until every element not excluded holds the comparison.
+extern "C" __global__ void gshmemi_wait_kernel(int kind, int cmp, const void* ivars, unsigned long long n,
+                                               const int* status, const void* values, unsigned long long value) {
+  using gshmem::WaitKind;
+  switch (static_cast<WaitKind>(kind)) {
+    case WaitKind::kI16:
+      wait_all<int16_t>(cmp, ivars, n, status, values, value);
+      break;
+    case WaitKind::kU16:
+      wait_all<uint16_t>(cmp, ivars, n, status, values, value);
+      break;
+    case WaitKind::kI32:
+      wait_all<int32_t>(cmp, ivars, n, status, values, value);
+      break;
+    case WaitKind::kU32:
+      wait_all<uint32_t>(cmp, ivars, n, status, values, value);
+      break;
+    case WaitKind::kI64:
+      wait_all<int64_t>(cmp, ivars, n, status, values, value);
+      break;
+    case WaitKind::kU64:
+      wait_all<uint64_t>(cmp, ivars, n, status, values, value);
+      break;
+  }
+}

@@ -2,8 +2,11 @@
 // other, build the heap in GPU memory, load the internal kernels and publish the device state.
 #include "core/gpu_resources.h"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,12 +125,42 @@ class CudaGpuResources final : public GpuResources {
   void destroy() override {
     if (destroyed_) return;
     destroyed_ = true;
+    stop_exit_watcher();
     synchronize();
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
     if (module_) cu().cuModuleUnload(module_);
     if (peer_table_) cu().cuMemFree(peer_table_);
     if (barrier_seq_) cu().cuMemFree(barrier_seq_);
+    if (any_counter_) cu().cuMemFree(any_counter_);
+    if (exit_request_) cu().cuMemFreeHost(exit_request_);
     if (retained_) cu().cuDevicePrimaryCtxRelease(device_);
+  }
+
+  // nvshmem_global_exit from a kernel writes {code, 2} into exit_request_ (host-pinned); this thread
+  // notices within a few milliseconds and ends the job the way the host call does.
+  void start_exit_watcher(Runtime* rt) {
+    watcher_ = std::thread([this, rt] {
+      volatile int32_t* req = exit_request_;
+      std::unique_lock<std::mutex> lock(watch_mu_);
+      while (!stop_watching_) {
+        watch_cv_.wait_for(lock, std::chrono::milliseconds(2));
+        if (req[1] == 2) {
+          std::atomic_thread_fence(std::memory_order_acquire);
+          int code = req[0];
+          GSHMEM_INFO(kInit, "nvshmem_global_exit(%d) was called from a kernel on PE %d", code, mype_);
+          rt->global_exit(code);
+        }
+      }
+    });
+  }
+  void stop_exit_watcher() {
+    if (!watcher_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(watch_mu_);
+      stop_watching_ = true;
+    }
+    watch_cv_.notify_all();
+    watcher_.join();
   }
 
   CUdevice device_ = 0;
@@ -140,6 +173,12 @@ class CudaGpuResources final : public GpuResources {
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr barrier_seq_ = 0;
+  CUdeviceptr any_counter_ = 0;
+  int32_t* exit_request_ = nullptr;
+  std::thread watcher_;
+  std::mutex watch_mu_;
+  std::condition_variable watch_cv_;
+  bool stop_watching_ = false;
   uint64_t* flags_ = nullptr;
   int mype_ = 0;
   int npes_ = 0;
@@ -251,7 +290,6 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   std::unique_ptr<MemoryProvider> provider;
   GSHMEM_CHECK(make_gpu_memory_provider(static_cast<int>(res->device_), &provider));
   GSHMEM_CHECK(rt.setup_heap(std::move(provider)));
-  GSHMEM_CHECK(make_gpu_transport(&rt.transport_));
   GSHMEM_CU_CHECK(cuStreamCreate, &res->internal_stream_, CU_STREAM_NON_BLOCKING);
 
   // Device-side arrays of the state.
@@ -262,6 +300,13 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->peer_table_, peers.data(), sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->barrier_seq_, sizeof(uint64_t));
   GSHMEM_CU_CHECK(cuMemsetD8, res->barrier_seq_, 0, sizeof(uint64_t));
+  GSHMEM_CU_CHECK(cuMemAlloc, &res->any_counter_, sizeof(uint64_t));
+  GSHMEM_CU_CHECK(cuMemsetD8, res->any_counter_, 0, sizeof(uint64_t));
+  void* exit_request = nullptr;
+  GSHMEM_CU_CHECK(cuMemHostAlloc, &exit_request, 2 * sizeof(int32_t),
+                  CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  res->exit_request_ = static_cast<int32_t*>(exit_request);
+  res->exit_request_[0] = res->exit_request_[1] = 0;
 
   // The library's own kernels.
   CUresult rc = cu().cuModuleLoadData(&res->module_, gshmemi_device_kernels_fatbin);
@@ -276,6 +321,11 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     return GSHMEM_ERROR_CUDA;
   }
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->barrier_fn_, res->module_, "gshmemi_barrier_all_kernel");
+  CUfunction atomic_fn = nullptr, store_fn = nullptr, wait_fn = nullptr;
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &wait_fn, res->module_, "gshmemi_wait_kernel");
+  GSHMEM_CHECK(make_gpu_transport(GpuTransportKernels{atomic_fn, store_fn, wait_fn}, &rt.transport_));
   size_t state_bytes = 0;
   GSHMEM_CU_CHECK(cuModuleGetGlobal, &res->module_state_, &state_bytes, res->module_, "gshmemi_device_state_d");
   if (state_bytes != sizeof(detail::DeviceState)) {
@@ -298,12 +348,15 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);
   st.barrier_flags = rt.barrier_flags_;
   st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
+  st.exit_request = res->exit_request_;  // unified addressing: the host pointer works on the device
+  st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
   res->flags_ = rt.barrier_flags_;
   res->mype_ = boot.rank();
   res->npes_ = n;
   res->wait_warn_ = rt.config_.wait_warn;
   publish_device_state(st);
+  res->start_exit_watcher(&rt);
 
   // No PE may signal a peer's barrier flags before the peer has zeroed them.
   GSHMEM_CHECK(boot.barrier());

@@ -1,4 +1,9 @@
 // The CUDA modules that hold a copy of the device state, and publishing the state to all of them.
+//
+// Two kinds of module: those built by nvcc into the program or a shared library (each translation
+// unit registers a writer from a static constructor, gshmem/device/state.cuh), and those the program
+// loads itself through the driver API and hands over with nvshmemx_cumodule_init or
+// nvshmemx_culibrary_init (their copy is found by name and written with the driver).
 #pragma once
 
 #include <string>
@@ -15,5 +20,11 @@ void publish_device_state(const detail::DeviceState& state);
 void withdraw_device_state();
 // Number of modules registered (for tests and logs).
 size_t registered_module_count();
+
+// nvshmemx_cumodule_init / nvshmemx_culibrary_init: finds the state copy of a module (CUmodule) or
+// library (CUlibrary) loaded through the driver API and registers it; `library` tells which.
+// nvshmemx_*_finalize: forgets it. Errors are logged with `api`.
+Status register_driver_module(void* handle, bool library, const char* api);
+Status unregister_driver_module(void* handle, const char* api);
 
 }  // namespace gshmem

@@ -397,22 +397,9 @@ std::string Runtime::unreachable_reason() const {
 
 void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion, void* stream,
                   const char* api) {
-  if (state_ != kInitialized) not_ready(api);
-  if (pe < 0 || pe >= n_pes()) {
-    log::fatal("%s: PE %d is out of range: valid PEs are 0 to %d (%d PEs)", api, pe, n_pes() - 1, n_pes());
-  }
   const void* sym = put ? static_cast<const void*>(dest) : source;
-  if (!heap_.contains(sym, bytes)) {
-    log::fatal(
-        "%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
-        "nvshmem_malloc",
-        api, put ? "destination" : "source", sym, bytes, static_cast<void*>(heap_.base()),
-        static_cast<void*>(heap_.base() + heap_.mapped()));
-  }
+  char* remote = remote_address(sym, bytes, pe, put ? "destination" : "source", api);
   if (bytes == 0) return;
-  char* base = heap_.peer_base(pe);
-  if (!base) log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, my_pe(), unreachable_reason().c_str());
-  char* remote = base + (static_cast<const char*>(sym) - heap_.base());
   Status s = put ? transport_->copy(remote, source, bytes, completion, stream)
                  : transport_->copy(dest, remote, bytes, completion, stream);
   if (!ok(s)) log::fatal("%s: the copy of %zu bytes %s PE %d failed", api, bytes, put ? "to" : "from", pe);

@@ -34,6 +34,24 @@ struct InitOptions {
   BootstrapRequest bootstrap;  // NVSHMEMX_INIT_WITH_MPI_COMM / _WITH_UNIQUEID
 };
 
+// A host wait or test (nvshmem_<T>_wait_until*, nvshmem_<T>_test*): on this PE's ivars[0..n),
+// the elements with status[i] == 0 (all when status is NULL), each compared with values[i] (when
+// set) or `value`. Values travel as bits in the low bytes of a uint64_t and are read as `kind`.
+enum class WaitFor { kAll, kAny, kSome };
+struct WaitCall {
+  WaitKind kind = WaitKind::kU64;
+  WaitFor what = WaitFor::kAll;
+  bool block = true;  // wait until it holds; false: test once
+  const void* ivars = nullptr;
+  size_t n = 1;
+  const int* status = nullptr;
+  int cmp = 0;
+  const void* values = nullptr;  // host memory, n elements of the kind's width
+  uint64_t value = 0;
+  size_t* indices = nullptr;     // kSome: receives the satisfied indices
+  uint64_t* observed = nullptr;  // n == 1: receives the value that satisfied the wait
+};
+
 struct Team {
   int my_pe = -1;
   std::vector<int> members;  // world ranks, in team order
@@ -69,10 +87,34 @@ class Runtime {
   // arguments end the job with a message that names the API, the value and the valid range.
   void rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion, void* stream,
            const char* api);
+  // Strided copy (iput/iget): element i between dest + i * dst and source + i * sst, strides in
+  // elements of `elem` bytes.
+  void rma_strided(bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems,
+                   int pe, Completion completion, void* stream, const char* api);
+  // p_on_stream: stores `bytes` bytes of `value` into `pe`'s copy of `dest`, in order on `stream`.
+  void p_on_stream(void* dest, const void* value, size_t bytes, int pe, void* stream, const char* api);
+  // An atomic on `pe`'s copy of the word at `dest`; returns the word's previous value when `fetch`.
+  uint64_t atomic(void* dest, const Amo& amo, bool fetch, int pe, const char* api);
+  // Data to `pe`, then the signal update (NVSHMEM_SIGNAL_SET / _ADD) on `pe`'s copy of `sig_addr`.
+  void put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
+                  Completion completion, void* stream, const char* api);
+  void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completion completion, void* stream,
+                 const char* api);
+  uint64_t signal_fetch(const uint64_t* sig_addr, const char* api);
+  // Returns: kAll 1 when it holds (always 1 when blocking), kAny an index or SIZE_MAX, kSome the
+  // number of indices stored.
+  size_t wait(const WaitCall& call, const char* api);
+  // wait_until(_all)(_vector)_on_stream and signal_wait_until_on_stream; call.what is kAll.
+  void wait_on_stream(const WaitCall& call, void* stream, const char* api);
+  // Waits on the calling thread for the work enqueued on `stream` (g_on_stream).
+  void synchronize_stream(void* stream, const char* api);
   void quiet(const char* api);
   void quiet_on_stream(void* stream, const char* api);
   void barrier_all(const char* api);
   void barrier_all_on_stream(void* stream, const char* api);
+  // sync_all: the barrier without completing earlier puts (the host forms complete them anyway).
+  void sync_all(const char* api) { barrier_all(api); }
+  void sync_all_on_stream(void* stream, const char* api) { barrier_all_on_stream(stream, api); }
   [[noreturn]] void global_exit(int code);
 
  private:
@@ -87,6 +129,16 @@ class Runtime {
   Status check_symmetric(const char* api, uint64_t a, uint64_t b,
                          const std::function<std::string(uint64_t, uint64_t)>& describe);
   [[noreturn]] void not_ready(const char* api) const;
+  // Checks that `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable, and
+  // returns `pe`'s address of `sym`; ends the job with a message naming `api` and `what` otherwise.
+  char* remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;
+  // Checks that [p, p + bytes) is in this PE's heap and aligned to `align`; ends the job otherwise.
+  void check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const;
+  void check_signal_op(int sig_op, const char* api) const;
+  void check_comparison(int cmp, const char* api) const;
+  // One evaluation of a wait's condition on a snapshot of the ivars.
+  size_t evaluate(const WaitCall& call, const std::vector<uint64_t>& snapshot, size_t start) const;
+  std::string describe_wait(const WaitCall& call, const std::vector<uint64_t>& snapshot) const;
   std::string unreachable_reason() const;
 
   Config config_;
@@ -108,6 +160,7 @@ class Runtime {
   uint64_t host_barrier_seq_ = 0;      // CPU backend
   bool all_mapped_ = false;            // every PE's heap is mapped here
   std::unique_ptr<GpuResources> gpu_;
+  uint64_t any_start_ = 0;  // rotates the first index _any waits and tests try
   std::mutex heap_mu_;
   friend Status bind_gpu_backend(Runtime& runtime, const char* api, std::unique_ptr<GpuResources>* out);
 };

@@ -51,10 +51,14 @@ namespace gshmem {
   X(cuMemFree, 3020)                       \
   X(cuMemcpy, 4000)                        \
   X(cuMemcpyAsync, 4000)                   \
+  X(cuMemcpy2DAsync, 3020)                 \
   X(cuMemcpyHtoD, 3020)                    \
   X(cuMemcpyDtoH, 3020)                    \
   X(cuMemsetD8, 3020)                      \
   X(cuMemsetD8Async, 3020)                 \
+  X(cuMemHostAlloc, 2020)                  \
+  X(cuMemFreeHost, 2000)                   \
+  X(cuPointerGetAttribute, 4000)           \
   X(cuStreamCreate, 2000)                  \
   X(cuStreamDestroy, 4000)                 \
   X(cuStreamSynchronize, 2000)             \
@@ -67,6 +71,7 @@ namespace gshmem {
   X(cuModuleUnload, 2000)                  \
   X(cuModuleGetFunction, 2000)             \
   X(cuModuleGetGlobal, 3020)               \
+  X(cuLibraryGetGlobal, 12000)             \
   X(cuLaunchKernel, 4000)
 
 struct CudaDriver {
