@@ -8,6 +8,7 @@ gshmem::compat (host); the behaviour lives in templates and C++ functions, never
   gen_api.py --check    exit 1 if any generated file differs from what the tables give
 """
 import argparse
+import collections
 import os
 import re
 import sys
@@ -37,8 +38,17 @@ SCOPES = [("warp", "gshmem::Scope::kWarp"), ("block", "gshmem::Scope::kBlock")]
 THREAD = "gshmem::Scope::kThread"
 SIZES = [8, 16, 32, 64, 128]
 
+Entry = collections.namedtuple("Entry", "ret name params where host device guard")
+# where: "host" = a host symbol only; "device" = a device inline function only; "both" = both.
+# host / device: the body of the forward (None where the entry has no such side).
+# guard: needs cuda_fp16.h / cuda_bf16.h (declared only where they are available).
+
+
+def entry(ret, name, params, where, host=None, device=None, guard=False):
+    return Entry(ret, name, params, where, host, device, guard)
+
+
 # Functions that are not per type: (return, name, params, where, host forward, device forward, doc).
-# `where`: "host" = host only; "both" = host symbol and device inline function.
 PLAIN = [
     ("void", "nvshmem_init", "void", "host", "gshmem::compat::init()", None,
      "Starts the library (collective). Ends the process with a message if it cannot."),
@@ -64,8 +74,9 @@ PLAIN = [
      "Ends the library (collective)."),
     ("void", "nvshmem_query_thread", "int *provided", "host", "gshmem::compat::query_thread(provided)", None,
      "The thread level in effect."),
-    ("void", "nvshmem_global_exit", "int status", "host", "gshmem::compat::global_exit(status)", None,
-     "Ends every PE of the job with exit status `status`."),
+    ("void", "nvshmem_global_exit", "int status", "both", "gshmem::compat::global_exit(status)",
+     "gshmem::dev::global_exit(status)",
+     "Ends every PE of the job with exit status `status` (from a kernel too: the kernel does not finish)."),
     ("int", "nvshmem_my_pe", "void", "both", "return gshmem::compat::my_pe()", "return gshmem::dev::my_pe()",
      "This PE's number in NVSHMEM_TEAM_WORLD."),
     ("int", "nvshmem_n_pes", "void", "both", "return gshmem::compat::n_pes()", "return gshmem::dev::n_pes()",
@@ -97,22 +108,49 @@ PLAIN = [
      "return gshmem::dev::ptr(ptr, pe)",
      "Address through which this PE loads and stores `pe`'s copy of `ptr`, or NULL if it cannot."),
     ("void", "nvshmem_quiet", "void", "both", "gshmem::compat::quiet()", "gshmem::dev::quiet()",
-     "Completes every put and get this PE (host) or thread (device) issued."),
+     "Completes every put, get and atomic this PE (host) or thread (device) issued."),
     ("void", "nvshmem_fence", "void", "both", "gshmem::compat::fence()", "gshmem::dev::fence()",
-     "Orders this PE's puts to each PE."),
+     "Orders this PE's puts and atomics to each PE."),
     ("void", "nvshmem_barrier_all", "void", "both", "gshmem::compat::barrier_all()",
      "gshmem::dev::barrier_all<" + THREAD + ">()",
      "Quiet, then wait until every PE has arrived (collective)."),
-    ("void", "nvshmemx_putmem_on_stream", "void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream",
-     "host", "gshmem::compat::putmem_on_stream(dest, source, bytes, pe, stream)", None,
-     "Put ordered on `stream` (completes before the call returns on the CPU backend)."),
-    ("void", "nvshmemx_getmem_on_stream", "void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream",
-     "host", "gshmem::compat::getmem_on_stream(dest, source, bytes, pe, stream)", None,
-     "Get ordered on `stream`."),
+    ("void", "nvshmem_sync_all", "void", "both", "gshmem::compat::sync_all()",
+     "gshmem::dev::sync_all<" + THREAD + ">()",
+     "Wait until every PE has arrived (collective), without completing earlier puts first."),
     ("void", "nvshmemx_quiet_on_stream", "cudaStream_t stream", "host", "gshmem::compat::quiet_on_stream(stream)",
-     None, "Work enqueued on `stream` after this waits for this PE's non-blocking host puts and gets."),
+     None, "Work enqueued on `stream` after this waits for this PE's non-blocking host operations."),
     ("void", "nvshmemx_barrier_all_on_stream", "cudaStream_t stream", "host",
      "gshmem::compat::barrier_all_on_stream(stream)", None, "nvshmem_barrier_all, ordered on `stream`."),
+    ("void", "nvshmemx_sync_all_on_stream", "cudaStream_t stream", "host",
+     "gshmem::compat::sync_all_on_stream(stream)", None, "nvshmem_sync_all, ordered on `stream`."),
+    ("uint64_t", "nvshmem_signal_fetch", "uint64_t *sig_addr", "both",
+     "return gshmem::compat::signal_fetch(sig_addr, __func__)", "return gshmem::dev::signal_fetch(sig_addr)",
+     "The value of this PE's signal at `sig_addr` (an acquire)."),
+    ("void", "nvshmemx_signal_op", "uint64_t *sig_addr, uint64_t signal, int sig_op, int pe", "both",
+     "gshmem::compat::signal_op(sig_addr, signal, sig_op, pe, gshmem::Completion::kBlocking, __func__)",
+     "gshmem::dev::signal_op(sig_addr, signal, sig_op, pe)",
+     "Updates `pe`'s signal at `sig_addr` atomically: NVSHMEM_SIGNAL_SET stores `signal`, _ADD adds it."),
+    ("uint64_t", "nvshmem_signal_wait_until", "uint64_t *sig_addr, int cmp, uint64_t cmp_value", "both",
+     "return gshmem::compat::signal_wait_until(sig_addr, cmp, cmp_value, __func__)",
+     "return gshmem::dev::signal_wait_until(sig_addr, cmp, cmp_value)",
+     "Waits until this PE's signal compares true with `cmp_value`; returns the value it then had."),
+    ("void", "nvshmemx_signal_op_on_stream",
+     "uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, cudaStream_t cstrm", "host",
+     "gshmem::compat::signal_op(sig_addr, signal, sig_op, pe, gshmem::Completion::kStream, __func__, cstrm)", None,
+     "nvshmemx_signal_op, in order on `cstrm`."),
+    ("void", "nvshmemx_signal_wait_until_on_stream", "uint64_t *sig_addr, int cmp, uint64_t cmp_value, "
+     "cudaStream_t cstream", "host",
+     "gshmem::compat::signal_wait_until_on_stream(sig_addr, cmp, cmp_value, cstream, __func__)", None,
+     "Work enqueued on `cstream` after this waits until the signal compares true with `cmp_value`."),
+    ("int", "nvshmemx_cumodule_init", "CUmodule module", "host", "return gshmem::compat::cumodule_init(module)",
+     None, "Lets the kernels of a module loaded with the driver API (built without -rdc) use the device API."),
+    ("int", "nvshmemx_cumodule_finalize", "CUmodule module", "host",
+     "return gshmem::compat::cumodule_finalize(module)", None, "Forgets a module registered with _init."),
+    ("int", "nvshmemx_culibrary_init", "CUlibrary library", "host",
+     "return gshmem::compat::culibrary_init(library)", None,
+     "nvshmemx_cumodule_init for a library loaded with cuLibraryLoad*."),
+    ("int", "nvshmemx_culibrary_finalize", "CUlibrary library", "host",
+     "return gshmem::compat::culibrary_finalize(library)", None, "Forgets a library registered with _init."),
 ]
 
 # Device-only plain names (scoped forms of plain operations).
@@ -121,6 +159,10 @@ DEVICE_ONLY_PLAIN = [
      "nvshmem_barrier_all by all threads of a warp."),
     ("void", "nvshmemx_barrier_all_block", "void", "gshmem::dev::barrier_all<gshmem::Scope::kBlock>()",
      "nvshmem_barrier_all by all threads of a block."),
+    ("void", "nvshmemx_sync_all_warp", "void", "gshmem::dev::sync_all<gshmem::Scope::kWarp>()",
+     "nvshmem_sync_all by all threads of a warp."),
+    ("void", "nvshmemx_sync_all_block", "void", "gshmem::dev::sync_all<gshmem::Scope::kBlock>()",
+     "nvshmem_sync_all by all threads of a block."),
 ]
 
 RMA_OPS = [  # (op, native template, completion on the host)
@@ -129,56 +171,272 @@ RMA_OPS = [  # (op, native template, completion on the host)
     ("put_nbi", "put_nbi", "kNbi"),
     ("get_nbi", "get_nbi", "kNbi"),
 ]
+SIGNAL_OPS = [("put_signal", "kBlocking"), ("put_signal_nbi", "kNbi")]
+SIGNAL_PARAMS = "uint64_t *sig_addr, uint64_t signal, int sig_op, int pe"
+SIGNAL_ARGS = "sig_addr, signal, sig_op, pe"
+STRIDED_OPS = ["iput", "iget"]
+STREAM = "cudaStream_t cstrm"
+C = "gshmem::Completion::"
 
 
-def typed_rma(types):
-    """Yields (where, ret, name, params, host_body, device_body) for every typed and sized RMA name."""
+def typed_entries(types):
+    """Every typed RMA, strided, put-with-signal and on-stream name."""
+    out = []
     for t in types:
         if "RMA" not in t["classes"]:
             continue
         n, c = t["name"], t["ctype"]
-        guard = "FP16" in t["classes"]
-        yield (guard, "both", "void", f"nvshmem_{n}_p", f"{c} *dest, const {c} value, int pe",
-               f"gshmem::compat::put(dest, &value, sizeof({c}), pe, gshmem::Completion::kBlocking, __func__)",
-               f"gshmem::dev::p<{c}>(dest, value, pe)")
-        yield (guard, "both", c, f"nvshmem_{n}_g", f"const {c} *source, int pe",
-               f"return gshmem::compat::g<{c}>(source, pe, __func__)", f"return gshmem::dev::g<{c}>(source, pe)")
+        g = "FP16" in t["classes"]
+        out.append(entry("void", f"nvshmem_{n}_p", f"{c} *dest, const {c} value, int pe", "both",
+                         f"gshmem::compat::put(dest, &value, sizeof({c}), pe, {C}kBlocking, __func__)",
+                         f"gshmem::dev::p<{c}>(dest, value, pe)", g))
+        out.append(entry(c, f"nvshmem_{n}_g", f"const {c} *source, int pe", "both",
+                         f"return gshmem::compat::g<{c}>(source, pe, __func__)",
+                         f"return gshmem::dev::g<{c}>(source, pe)", g))
         for op, native, completion in RMA_OPS:
             direction = "put" if op.startswith("put") else "get"
             params = f"{c} *dest, const {c} *source, size_t nelems, int pe"
-            yield (guard, "both", "void", f"nvshmem_{n}_{op}", params,
-                   f"gshmem::compat::{direction}(dest, source, nelems * sizeof({c}), pe, "
-                   f"gshmem::Completion::{completion}, __func__)",
-                   f"gshmem::dev::{native}<{THREAD}>(dest, source, nelems, pe)")
+            out.append(entry("void", f"nvshmem_{n}_{op}", params, "both",
+                             f"gshmem::compat::{direction}(dest, source, nelems * sizeof({c}), pe, {C}{completion}, "
+                             f"__func__)",
+                             f"gshmem::dev::{native}<{THREAD}>(dest, source, nelems, pe)", g))
             for scope, scope_enum in SCOPES:
-                yield (guard, "device", "void", f"nvshmemx_{n}_{op}_{scope}", params, None,
-                       f"gshmem::dev::{native}<{scope_enum}>(dest, source, nelems, pe)")
-    for bits in SIZES:
-        elem = f"gshmem::dev::SizedElement<{bits}>::type"
+                out.append(entry("void", f"nvshmemx_{n}_{op}_{scope}", params, "device", None,
+                                 f"gshmem::dev::{native}<{scope_enum}>(dest, source, nelems, pe)", g))
+        for op in STRIDED_OPS:
+            params = f"{c} *dest, const {c} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe"
+            out.append(entry("void", f"nvshmem_{n}_{op}", params, "both",
+                             f"gshmem::compat::{op}(dest, source, dst, sst, sizeof({c}), nelems, pe, {C}kBlocking, "
+                             f"__func__)",
+                             f"gshmem::dev::{op}<{THREAD}>(dest, source, dst, sst, nelems, pe)", g))
+            for scope, scope_enum in SCOPES:
+                out.append(entry("void", f"nvshmemx_{n}_{op}_{scope}", params, "device", None,
+                                 f"gshmem::dev::{op}<{scope_enum}>(dest, source, dst, sst, nelems, pe)", g))
+        for op, completion in SIGNAL_OPS:
+            params = f"{c} *dest, const {c} *source, size_t nelems, {SIGNAL_PARAMS}"
+            out.append(entry("void", f"nvshmem_{n}_{op}", params, "both",
+                             f"gshmem::compat::put_signal(dest, source, nelems * sizeof({c}), {SIGNAL_ARGS}, "
+                             f"{C}{completion}, __func__)",
+                             f"gshmem::dev::{op}<{THREAD}>(dest, source, nelems, {SIGNAL_ARGS})", g))
+            for scope, scope_enum in SCOPES:
+                out.append(entry("void", f"nvshmemx_{n}_{op}_{scope}", params, "device", None,
+                                 f"gshmem::dev::{op}<{scope_enum}>(dest, source, nelems, {SIGNAL_ARGS})", g))
+        # On a stream (host only).
+        out.append(entry("void", f"nvshmemx_{n}_p_on_stream", f"{c} *dest, const {c} value, int pe, {STREAM}", "host",
+                         f"gshmem::compat::p_on_stream(dest, &value, sizeof({c}), pe, cstrm, __func__)", None, g))
+        out.append(entry(c, f"nvshmemx_{n}_g_on_stream", f"const {c} *source, int pe, {STREAM}", "host",
+                         f"return gshmem::compat::g_on_stream<{c}>(source, pe, cstrm, __func__)", None, g))
+        for op, _, _ in RMA_OPS:
+            direction = "put" if op.startswith("put") else "get"
+            out.append(entry("void", f"nvshmemx_{n}_{op}_on_stream",
+                             f"{c} *dest, const {c} *source, size_t nelems, int pe, {STREAM}", "host",
+                             f"gshmem::compat::{direction}(dest, source, nelems * sizeof({c}), pe, {C}kStream, "
+                             f"__func__, cstrm)", None, g))
+        for op in STRIDED_OPS:
+            out.append(entry("void", f"nvshmemx_{n}_{op}_on_stream",
+                             f"{c} *dest, const {c} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, "
+                             f"{STREAM}", "host",
+                             f"gshmem::compat::{op}(dest, source, dst, sst, sizeof({c}), nelems, pe, {C}kStream, "
+                             f"__func__, cstrm)", None, g))
+        for op, _ in SIGNAL_OPS:
+            out.append(entry("void", f"nvshmemx_{n}_{op}_on_stream",
+                             f"{c} *dest, const {c} *source, size_t nelems, {SIGNAL_PARAMS}, {STREAM}", "host",
+                             f"gshmem::compat::put_signal(dest, source, nelems * sizeof({c}), {SIGNAL_ARGS}, "
+                             f"{C}kStream, __func__, cstrm)", None, g))
+    return out
+
+
+def untyped_entries():
+    """The sized (put8 ... put128) and mem names of every RMA family."""
+    out = []
+    forms = [(bits, f"gshmem::dev::SizedElement<{bits}>::type", str(bits // 8)) for bits in SIZES]
+    forms.append(("mem", None, "1"))
+    for bits, elem, width in forms:
+        sized = elem is not None
+        count = "nelems" if sized else "bytes"
+        nbytes = f"nelems * {width}" if sized else "bytes"
+
+        def cast(args, elem=elem):  # native arguments for the device side
+            if elem is None:
+                return args
+            return args.replace("dest,", f"static_cast<{elem} *>(dest),", 1).replace(
+                "source,", f"static_cast<const {elem} *>(source),", 1)
+
         for op, native, completion in RMA_OPS:
             direction = "put" if op.startswith("put") else "get"
-            suffix = op[len(direction):]  # "" or "_nbi"
+            suffix = op[len(direction):]
             name = f"{direction}{bits}{suffix}"
-            params = "void *dest, const void *source, size_t nelems, int pe"
-            cast = f"static_cast<{elem} *>(dest), static_cast<const {elem} *>(source), nelems, pe"
-            yield (False, "both", "void", f"nvshmem_{name}", params,
-                   f"gshmem::compat::{direction}(dest, source, nelems * {bits // 8}, pe, "
-                   f"gshmem::Completion::{completion}, __func__)",
-                   f"gshmem::dev::{native}<{THREAD}>({cast})")
+            params = f"void *dest, const void *source, size_t {count}, int pe"
+            dev = (f"{native}<{{s}}>(" + cast(f"dest, source, {count}, pe") + ")") if sized else \
+                f"{direction}mem{suffix}<{{s}}>(dest, source, bytes, pe)"
+            out.append(entry("void", f"nvshmem_{name}", params, "both",
+                             f"gshmem::compat::{direction}(dest, source, {nbytes}, pe, {C}{completion}, __func__)",
+                             "gshmem::dev::" + dev.format(s=THREAD)))
             for scope, scope_enum in SCOPES:
-                yield (False, "device", "void", f"nvshmemx_{name}_{scope}", params, None,
-                       f"gshmem::dev::{native}<{scope_enum}>({cast})")
-    for op, native, completion in RMA_OPS:
-        direction = "put" if op.startswith("put") else "get"
-        suffix = op[len(direction):]
-        name = f"{direction}mem{suffix}"
-        params = "void *dest, const void *source, size_t bytes, int pe"
-        yield (False, "both", "void", f"nvshmem_{name}", params,
-               f"gshmem::compat::{direction}(dest, source, bytes, pe, gshmem::Completion::{completion}, __func__)",
-               f"gshmem::dev::{direction}mem{suffix}<{THREAD}>(dest, source, bytes, pe)")
-        for scope, scope_enum in SCOPES:
-            yield (False, "device", "void", f"nvshmemx_{name}_{scope}", params, None,
-                   f"gshmem::dev::{direction}mem{suffix}<{scope_enum}>(dest, source, bytes, pe)")
+                out.append(entry("void", f"nvshmemx_{name}_{scope}", params, "device", None,
+                                 "gshmem::dev::" + dev.format(s=scope_enum)))
+            out.append(entry("void", f"nvshmemx_{name}_on_stream", f"{params}, {STREAM}", "host",
+                             f"gshmem::compat::{direction}(dest, source, {nbytes}, pe, {C}kStream, __func__, cstrm)"))
+        if sized:
+            for op in STRIDED_OPS:
+                params = "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe"
+                dev = f"{op}<{{s}}>(" + cast("dest, source, dst, sst, nelems, pe") + ")"
+                out.append(entry("void", f"nvshmem_{op}{bits}", params, "both",
+                                 f"gshmem::compat::{op}(dest, source, dst, sst, {width}, nelems, pe, {C}kBlocking, "
+                                 f"__func__)", "gshmem::dev::" + dev.format(s=THREAD)))
+                for scope, scope_enum in SCOPES:
+                    out.append(entry("void", f"nvshmemx_{op}{bits}_{scope}", params, "device", None,
+                                     "gshmem::dev::" + dev.format(s=scope_enum)))
+                out.append(entry("void", f"nvshmemx_{op}{bits}_on_stream", f"{params}, {STREAM}", "host",
+                                 f"gshmem::compat::{op}(dest, source, dst, sst, {width}, nelems, pe, {C}kStream, "
+                                 f"__func__, cstrm)"))
+        for op, completion in SIGNAL_OPS:
+            name = f"put{bits}{op[3:]}"  # put32_signal, putmem_signal_nbi
+            params = f"void *dest, const void *source, size_t {count}, {SIGNAL_PARAMS}"
+            if sized:
+                dev = f"{op}<{{s}}>(" + cast(f"dest, source, nelems, {SIGNAL_ARGS}") + ")"
+            else:
+                dev = f"putmem{op[3:]}<{{s}}>(dest, source, bytes, {SIGNAL_ARGS})"
+            out.append(entry("void", f"nvshmem_{name}", params, "both",
+                             f"gshmem::compat::put_signal(dest, source, {nbytes}, {SIGNAL_ARGS}, {C}{completion}, "
+                             f"__func__)", "gshmem::dev::" + dev.format(s=THREAD)))
+            for scope, scope_enum in SCOPES:
+                out.append(entry("void", f"nvshmemx_{name}_{scope}", params, "device", None,
+                                 "gshmem::dev::" + dev.format(s=scope_enum)))
+            out.append(entry("void", f"nvshmemx_{name}_on_stream", f"{params}, {STREAM}", "host",
+                             f"gshmem::compat::put_signal(dest, source, {nbytes}, {SIGNAL_ARGS}, {C}kStream, "
+                             f"__func__, cstrm)"))
+    return out
+
+
+# Atomics: (op, returns a value, parameters after `dest`, host operation, host operand, host
+# compare, type classes). The device side calls gshmem::dev::atomic_<op>.
+AMO_STD_BIT = {"AMO_STD", "AMO_BIT"}
+AMO_ALL = {"AMO_STD", "AMO_BIT", "AMO_EXT"}
+AMO_OPS = [
+    ("inc", False, "", "kAdd", "static_cast<{c}>(1)", "static_cast<{c}>(0)", AMO_STD_BIT),
+    ("fetch_inc", True, "", "kAdd", "static_cast<{c}>(1)", "static_cast<{c}>(0)", AMO_STD_BIT),
+    ("add", False, "{c} value, ", "kAdd", "value", "static_cast<{c}>(0)", AMO_STD_BIT),
+    ("fetch_add", True, "{c} value, ", "kAdd", "value", "static_cast<{c}>(0)", AMO_STD_BIT),
+    ("fetch", True, "", "kLoad", None, None, AMO_ALL),
+    ("set", False, "{c} value, ", "kStore", "value", "static_cast<{c}>(0)", AMO_ALL),
+    ("swap", True, "{c} value, ", "kSwap", "value", "static_cast<{c}>(0)", AMO_ALL),
+    ("compare_swap", True, "{c} cond, {c} value, ", "kCompareSwap", "value", "cond", AMO_STD_BIT),
+    ("and", False, "{c} value, ", "kAnd", "value", "static_cast<{c}>(0)", {"AMO_BIT"}),
+    ("fetch_and", True, "{c} value, ", "kAnd", "value", "static_cast<{c}>(0)", {"AMO_BIT"}),
+    ("or", False, "{c} value, ", "kOr", "value", "static_cast<{c}>(0)", {"AMO_BIT"}),
+    ("fetch_or", True, "{c} value, ", "kOr", "value", "static_cast<{c}>(0)", {"AMO_BIT"}),
+    ("xor", False, "{c} value, ", "kXor", "value", "static_cast<{c}>(0)", {"AMO_BIT"}),
+    ("fetch_xor", True, "{c} value, ", "kXor", "value", "static_cast<{c}>(0)", {"AMO_BIT"}),
+]
+
+
+def atomic_entries(types):
+    out = []
+    for op, fetch, extra, host_op, operand, compare, classes in AMO_OPS:
+        for t in types:
+            if not (t["classes"] & classes):
+                continue
+            n, c = t["name"], t["ctype"]
+            x = extra.format(c=c)
+            const = "const " if op == "fetch" else ""
+            params = f"{const}{c} *dest, {x}int pe"
+            args = "dest, " + "".join(p.split()[-1] + ", " for p in x.split(",") if p.strip()) + "pe"
+            ret = c if fetch else "void"
+            r = "return " if fetch else ""
+            if op == "fetch":
+                host = f"return gshmem::compat::atomic_fetch<{c}>(dest, pe, __func__)"
+            else:
+                host = (f"{r}gshmem::compat::atomic<{c}>(gshmem::AmoOp::{host_op}, dest, {operand.format(c=c)}, "
+                        f"{compare.format(c=c)}, {'true' if fetch else 'false'}, pe, __func__)")
+            out.append(entry(ret, f"nvshmem_{n}_atomic_{op}", params, "both", host,
+                             f"{r}gshmem::dev::atomic_{op}<{c}>({args})"))
+    return out
+
+
+# Waits and tests: (name, return, parameters after `ivars` with {c} for the type, what, blocks,
+# per-element values). Host: gshmem::compat::wait; device: gshmem::dev::<name>.
+WAIT_OPS = [
+    ("wait_until", "void", "int cmp, {c} cmp_value", "kAll", True, False),
+    ("wait_until_all", "void", "size_t nelems, const int *status, int cmp, {c} cmp_value", "kAll", True, False),
+    ("wait_until_any", "size_t", "size_t nelems, const int *status, int cmp, {c} cmp_value", "kAny", True, False),
+    ("wait_until_some", "size_t", "size_t nelems, size_t *indices, const int *status, int cmp, {c} cmp_value",
+     "kSome", True, False),
+    ("wait_until_all_vector", "void", "size_t nelems, const int *status, int cmp, {c} *cmp_values", "kAll", True,
+     True),
+    ("wait_until_any_vector", "size_t", "size_t nelems, const int *status, int cmp, {c} *cmp_values", "kAny", True,
+     True),
+    ("wait_until_some_vector", "size_t",
+     "size_t nelems, size_t *indices, const int *status, int cmp, {c} *cmp_values", "kSome", True, True),
+    ("test", "int", "int cmp, {c} cmp_value", "kAll", False, False),
+    ("test_all", "int", "size_t nelems, const int *status, int cmp, {c} cmp_value", "kAll", False, False),
+    ("test_any", "size_t", "size_t nelems, const int *status, int cmp, {c} cmp_value", "kAny", False, False),
+    ("test_some", "size_t", "size_t nelems, size_t *indices, const int *status, int cmp, {c} cmp_value", "kSome",
+     False, False),
+    ("test_all_vector", "int", "size_t nelems, const int *status, int cmp, {c} *cmp_values", "kAll", False, True),
+    ("test_any_vector", "size_t", "size_t nelems, const int *status, int cmp, {c} *cmp_values", "kAny", False, True),
+    ("test_some_vector", "size_t", "size_t nelems, size_t *indices, const int *status, int cmp, {c} *cmp_values",
+     "kSome", False, True),
+]
+WAIT_STREAM_OPS = [  # (name, parameters after ivars, per-element values)
+    ("wait_until_on_stream", "int cmp, {c} cmp_value, cudaStream_t cstream", False),
+    ("wait_until_all_on_stream", "size_t nelems, const int *status, int cmp, {c} cmp_value, cudaStream_t cstream",
+     False),
+    ("wait_until_all_vector_on_stream",
+     "size_t nelems, const int *status, int cmp, {c} *cmp_values, cudaStream_t cstream", True),
+]
+
+
+def wait_entries(types):
+    out = []
+    for t in types:
+        if "WAIT" not in t["classes"]:
+            continue
+        n, c = t["name"], t["ctype"]
+        for op, ret, rest, what, block, vector in WAIT_OPS:
+            single = op in ("wait_until", "test")
+            ivars = "ivar" if single else "ivars"
+            params = f"{c} *{ivars}, " + rest.format(c=c)
+            nelems = "1" if single else "nelems"
+            indices = "indices" if "some" in op else "nullptr"
+            status = "nullptr" if single else "status"
+            values, value = ("cmp_values", f"static_cast<{c}>(0)") if vector else ("nullptr", "cmp_value")
+            cast = f"static_cast<{ret}>(" if ret == "int" else ""
+            close = ")" if cast else ""
+            r = "" if ret == "void" else "return "
+            host = (f"{r}{cast}gshmem::compat::wait<{c}>(gshmem::WaitFor::{what}, {'true' if block else 'false'}, "
+                    f"{ivars}, {nelems}, {indices}, {status}, cmp, {values}, {value}, __func__){close}")
+            if single:
+                dev_args = f"{ivars}, cmp, cmp_value"
+            else:
+                dev_args = f"{ivars}, nelems, " + ("indices, " if "some" in op else "") + \
+                    "status, cmp, " + ("cmp_values" if vector else "cmp_value")
+            out.append(entry(ret, f"nvshmem_{n}_{op}", params, "both", host,
+                             f"{r}gshmem::dev::{op}<{c}>({dev_args})"))
+        for op, rest, vector in WAIT_STREAM_OPS:
+            single = op == "wait_until_on_stream"
+            ivars = "ivar" if single else "ivars"
+            params = f"{c} *{ivars}, " + rest.format(c=c)
+            values, value = ("cmp_values", f"static_cast<{c}>(0)") if vector else ("nullptr", "cmp_value")
+            host = (f"gshmem::compat::wait_on_stream<{c}>({ivars}, {'1' if single else 'nelems'}, "
+                    f"{'nullptr' if single else 'status'}, cmp, {values}, {value}, cstream, __func__)")
+            out.append(entry("void", f"nvshmemx_{n}_{op}", params, "host", host))
+    return out
+
+
+def all_entries(types):
+    """Every generated name, in the order the headers list them."""
+    out = [entry(ret, name, params, where, host, dev) for ret, name, params, where, host, dev, _ in PLAIN]
+    out += [entry(ret, name, params, "device", None, dev) for ret, name, params, dev, _ in DEVICE_ONLY_PLAIN]
+    out += typed_entries(types)
+    out += untyped_entries()
+    out += atomic_entries(types)
+    out += wait_entries(types)
+    return out
+
+
+def space(ret):
+    return ret if ret.endswith("*") else ret + " "
 
 
 def guarded(lines_by_guard):
@@ -194,6 +452,7 @@ def guarded(lines_by_guard):
 
 
 def gen_host_header(types):
+    docs = {name: doc for _, name, _, _, _, _, doc in PLAIN}
     out = [f"/* {HEADER_NOTE} */",
            "/* Host declarations of the NVSHMEM names. Names that also exist on the device are declared",
            " * here only for the host pass (not under __CUDA_ARCH__), where the device pass sees the",
@@ -201,25 +460,29 @@ def gen_host_header(types):
            "#pragma once", "",
            '#include "gshmem/compat/nvshmem_types.h"', "",
            "#ifdef __cplusplus", 'extern "C" {', "#endif", "", "/* host only */"]
-    for ret, name, params, where, _, _, doc in PLAIN:
-        if where == "host":
-            out.append(f"/* {doc} */")
-            out.append(f"GSHMEM_API {ret}{'' if ret.endswith('*') else ' '}{name}({params});")
-    out += ["", "#if !defined(__CUDA_ARCH__)", "/* host and device */"]
-    for ret, name, params, where, _, _, doc in PLAIN:
-        if where == "both":
-            out.append(f"/* {doc} */")
-            out.append(f"GSHMEM_API {ret}{'' if ret.endswith('*') else ' '}{name}({params});")
+    entries = all_entries(types)
     lines = []
-    for guard, where, ret, name, params, _, _ in typed_rma(types):
-        if where == "both":
-            lines.append((guard, f"GSHMEM_API {ret} {name}({params});"))
+    for e in entries:
+        if e.where == "host":
+            if e.name in docs:
+                lines.append((False, f"/* {docs[e.name]} */"))
+            lines.append((e.guard, f"GSHMEM_API {space(e.ret)}{e.name}({e.params});"))
+    out += guarded(lines)
+    out += ["", "#if !defined(__CUDA_ARCH__)", "/* host and device */"]
+    lines = []
+    for e in entries:
+        if e.where == "both":
+            if e.name in docs:
+                lines.append((False, f"/* {docs[e.name]} */"))
+            lines.append((e.guard, f"GSHMEM_API {space(e.ret)}{e.name}({e.params});"))
     out += guarded(lines)
     out += ["#endif /* !__CUDA_ARCH__ */", "", "#ifdef __cplusplus", "}", "#endif", ""]
     return "\n".join(out)
 
 
 def gen_device_header(types):
+    docs = {name: doc for _, name, _, _, _, _, doc in PLAIN}
+    docs.update({name: doc for _, name, _, _, doc in DEVICE_ONLY_PLAIN})
     out = [f"// {HEADER_NOTE}",
            "// Device definitions of the NVSHMEM names: one-line forwards into the native templates of",
            "// gshmem/device/, seen in the device compilation pass.",
@@ -227,26 +490,21 @@ def gen_device_header(types):
            "#if defined(__CUDA_ARCH__)",
            '#include "gshmem/device/device.cuh"', "",
            "#define GSHMEMI_DEVICE static __device__ __forceinline__", ""]
-    for ret, name, params, where, _, device, doc in PLAIN:
-        if where == "both":
-            out.append(f"// {doc}")
-            out.append(f"GSHMEMI_DEVICE {ret}{'' if ret.endswith('*') else ' '}{name}({params}) {{ {device}; }}")
-    for ret, name, params, device, doc in DEVICE_ONLY_PLAIN:
-        out.append(f"// {doc}")
-        out.append(f"GSHMEMI_DEVICE {ret} {name}({params}) {{ {device}; }}")
-    out.append("")
-    for guard, where, ret, name, params, _, device in typed_rma(types):
-        out.append(f"GSHMEMI_DEVICE {ret} {name}({params}) {{ {device}; }}")
+    entries = all_entries(types)
+    for e in entries:
+        if e.where == "host":
+            continue
+        if e.name in docs:
+            out.append(f"// {docs[e.name]}")
+        out.append(f"GSHMEMI_DEVICE {space(e.ret)}{e.name}({e.params}) {{ {e.device}; }}")
     out += ["", "#undef GSHMEMI_DEVICE", "",
             "#elif defined(__CUDACC__)",
             "// Host pass: declarations of the device-only names, so that device code parses; the host pass",
             "// emits no code for them.",
             '#include "gshmem/compat/nvshmem_types.h"']
-    for ret, name, params, device, doc in DEVICE_ONLY_PLAIN:
-        out.append(f"__device__ {ret} {name}({params});")
-    for guard, where, ret, name, params, _, device in typed_rma(types):
-        if where == "device":
-            out.append(f"__device__ {ret} {name}({params});")
+    for e in entries:
+        if e.where == "device":
+            out.append(f"__device__ {space(e.ret)}{e.name}({e.params});")
     out += ["#endif  // __CUDA_ARCH__", ""]
     return "\n".join(out)
 
@@ -256,30 +514,70 @@ def gen_host_source(types):
            "// Host definitions of the NVSHMEM names: one-line forwards into gshmem::compat.",
            '#include "compat/entry.h"', "",
            'extern "C" {', ""]
-    for ret, name, params, where, host, _, _ in PLAIN:
-        out.append(f"{ret}{'' if ret.endswith('*') else ' '}{name}({params}) {{ {host}; }}")
-    out.append("")
     lines = []
-    for guard, where, ret, name, params, host, _ in typed_rma(types):
-        if where == "both":
-            lines.append((guard, f"{ret} {name}({params}) {{ {host}; }}"))
+    for e in all_entries(types):
+        if e.where != "device":
+            lines.append((e.guard, f"{space(e.ret)}{e.name}({e.params}) {{ {e.host}; }}"))
     out += guarded(lines)
     out += ["", '}  // extern "C"', ""]
     return "\n".join(out)
 
 
 def gen_symbol_list(types):
-    names = [p[1] for p in PLAIN]
-    names += [name for guard, where, ret, name, *_ in typed_rma(types) if where == "both"]
+    names = [e.name for e in all_entries(types) if e.where != "device"]
     return "\n".join(sorted(names)) + "\n"
 
 
 def gen_device_name_list(types):
-    """Every device name with its parameter list, for the compile-everything test."""
-    names = [f"{p[1]}|{p[2]}" for p in PLAIN if p[3] == "both"]
-    names += [f"{p[1]}|{p[2]}" for p in DEVICE_ONLY_PLAIN]
-    names += [f"{name}|{params}" for guard, where, ret, name, params, *_ in typed_rma(types)]
-    return "\n".join(names) + "\n"
+    """Every device name with its parameter list."""
+    return "".join(f"{e.name}|{e.params}\n" for e in all_entries(types) if e.where != "host")
+
+
+def call_args(params):
+    """Arguments of the right types for a call that is compiled but never run."""
+    if params.strip() == "void":
+        return ""
+    args = []
+    for p in params.split(","):
+        p = p.strip()
+        name = re.split(r"[\s*]+", p)[-1]
+        ptype = p[: len(p) - len(name)].strip()
+        if ptype.endswith("*"):
+            args.append(f"static_cast<{ptype}>(gshmemt_ptr)")
+        else:
+            args.append(f"gshmemt_zero<{ptype.replace('const ', '')}>()")
+    return ", ".join(args)
+
+
+def gen_all_names_test(types):
+    """A translation unit that calls every device name (in kernels) and every host name (in a host
+    function) once, so that a missing or misspelled name fails the build."""
+    out = [f"// {HEADER_NOTE}",
+           "// Calls every generated device name and every generated host name once. Compiled, with and",
+           "// without -rdc, and linked (test/compile); never run.",
+           "#include <nvshmem.h>",
+           "#include <nvshmemx.h>", "",
+           "template <class T>",
+           "__host__ __device__ T gshmemt_zero() {",
+           "  T v{};",
+           "  return v;",
+           "}", "",
+           "// One kernel per group of names keeps each kernel small for the device compiler."]
+    entries = all_entries(types)
+    dev = [e for e in entries if e.where != "host"]
+    host = [e for e in entries if e.where != "device"]
+    per = 64
+    for k in range(0, len(dev), per):
+        out.append(f"__global__ void gshmemt_all_device_names_{k // per}(void *gshmemt_ptr) {{")
+        for e in dev[k:k + per]:
+            line = f"  {e.name}({call_args(e.params)});"
+            out += guarded([(e.guard, line)])
+        out.append("}")
+    out += ["", "void gshmemt_all_host_names(void *gshmemt_ptr) {"]
+    for e in host:
+        out += guarded([(e.guard, f"  {e.name}({call_args(e.params)});")])
+    out += ["}", "", "int main() { return 0; }", ""]
+    return "\n".join(out)
 
 
 def gen_gpu_names_test(types):
@@ -372,6 +670,7 @@ OUTPUTS = {
     "codegen/gen/host_symbols.txt": gen_symbol_list,
     "codegen/gen/device_names.txt": gen_device_name_list,
     "test/gpu/gen/rma_names.cuh": gen_gpu_names_test,
+    "test/compile/gen/all_names.cu": gen_all_names_test,
 }
 
 

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "compat/entry.h"
+#include "core/module_registry.h"
 #include "core/runtime.h"
 #include "util/log.h"
 
@@ -148,27 +149,125 @@ void* align(size_t alignment, size_t size) {
 void free(void* ptr) { rt().release(ptr, "nvshmem_free"); }
 void* ptr(const void* p, int pe) { return rt().ptr(p, pe); }
 
-void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api) {
-  rt().rma(true, dest, source, bytes, pe, completion, nullptr, api);
+void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
+         cudaStream_t stream) {
+  rt().rma(true, dest, source, bytes, pe, completion, stream, api);
 }
-void get(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api) {
-  rt().rma(false, dest, source, bytes, pe, completion, nullptr, api);
+void get(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
+         cudaStream_t stream) {
+  rt().rma(false, dest, source, bytes, pe, completion, stream, api);
 }
+void iput(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
+          Completion completion, const char* api, cudaStream_t stream) {
+  rt().rma_strided(true, dest, source, dst, sst, elem, nelems, pe, completion, stream, api);
+}
+void iget(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
+          Completion completion, const char* api, cudaStream_t stream) {
+  rt().rma_strided(false, dest, source, dst, sst, elem, nelems, pe, completion, stream, api);
+}
+void p_on_stream(void* dest, const void* value, size_t bytes, int pe, cudaStream_t stream, const char* api) {
+  rt().p_on_stream(dest, value, bytes, pe, stream, api);
+}
+void synchronize(cudaStream_t stream, const char* api) { rt().synchronize_stream(stream, api); }
+
+uint64_t atomic(void* dest, AmoOp op, int bytes, uint64_t operand, uint64_t compare, bool fetch, int pe,
+                const char* api) {
+  return rt().atomic(dest, Amo{op, bytes, operand, compare}, fetch, pe, api);
+}
+
+void put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
+                Completion completion, const char* api, cudaStream_t stream) {
+  rt().put_signal(dest, source, bytes, sig_addr, signal, sig_op, pe, completion, stream, api);
+}
+void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completion completion, const char* api,
+               cudaStream_t stream) {
+  rt().signal_op(sig_addr, signal, sig_op, pe, completion, stream, api);
+}
+uint64_t signal_fetch(const uint64_t* sig_addr, const char* api) { return rt().signal_fetch(sig_addr, api); }
+uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value, const char* api) {
+  WaitCall c;
+  c.kind = WaitKind::kU64;
+  c.ivars = sig_addr;
+  c.cmp = cmp;
+  c.value = value;
+  uint64_t observed = 0;
+  c.observed = &observed;
+  rt().wait(c, api);
+  return observed;
+}
+void signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t value, cudaStream_t stream, const char* api) {
+  wait_on_stream(WaitKind::kU64, sig_addr, 1, nullptr, cmp, nullptr, value, stream, api);
+}
+
+size_t wait(WaitKind kind, WaitFor what, bool block, const void* ivars, size_t nelems, size_t* indices,
+            const int* status, int cmp, const void* values, uint64_t value, const char* api) {
+  WaitCall c;
+  c.kind = kind;
+  c.what = what;
+  c.block = block;
+  c.ivars = ivars;
+  c.n = nelems;
+  c.status = status;
+  c.cmp = cmp;
+  c.values = values;
+  c.value = value;
+  c.indices = indices;
+  return rt().wait(c, api);
+}
+void wait_on_stream(WaitKind kind, const void* ivars, size_t nelems, const int* status, int cmp, const void* values,
+                    uint64_t value, cudaStream_t stream, const char* api) {
+  WaitCall c;
+  c.kind = kind;
+  c.ivars = ivars;
+  c.n = nelems;
+  c.status = status;
+  c.cmp = cmp;
+  c.values = values;
+  c.value = value;
+  rt().wait_on_stream(c, stream, api);
+}
+
 void quiet() { rt().quiet("nvshmem_quiet"); }
 // Host puts to one PE complete in order of quiet; a fence is a quiet.
 void fence() { rt().quiet("nvshmem_fence"); }
 void barrier_all() { rt().barrier_all("nvshmem_barrier_all"); }
+void sync_all() { rt().sync_all("nvshmem_sync_all"); }
 
-void putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, cudaStream_t stream) {
-  rt().rma(true, dest, source, bytes, pe, Completion::kStream, stream, "nvshmemx_putmem_on_stream");
-}
-void getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, cudaStream_t stream) {
-  rt().rma(false, dest, source, bytes, pe, Completion::kStream, stream, "nvshmemx_getmem_on_stream");
-}
 void quiet_on_stream(cudaStream_t stream) { rt().quiet_on_stream(stream, "nvshmemx_quiet_on_stream"); }
 void barrier_all_on_stream(cudaStream_t stream) {
   rt().barrier_all_on_stream(stream, "nvshmemx_barrier_all_on_stream");
 }
+void sync_all_on_stream(cudaStream_t stream) { rt().sync_all_on_stream(stream, "nvshmemx_sync_all_on_stream"); }
+
+int cumodule_init(void* module) {
+  return to_nvshmem_status(register_driver_module(module, false, "nvshmemx_cumodule_init"));
+}
+int cumodule_finalize(void* module) {
+  return to_nvshmem_status(unregister_driver_module(module, "nvshmemx_cumodule_finalize"));
+}
+int culibrary_init(void* library) {
+  return to_nvshmem_status(register_driver_module(library, true, "nvshmemx_culibrary_init"));
+}
+int culibrary_finalize(void* library) {
+  return to_nvshmem_status(unregister_driver_module(library, "nvshmemx_culibrary_finalize"));
+}
 
 }  // namespace compat
 }  // namespace gshmem
+
+extern "C" int gshmemi_collective_launch_prepare(const char* api) {
+  using namespace gshmem;
+  Runtime& r = Runtime::instance();
+  if (r.init_state() == kNotInitialized) {
+    GSHMEM_ERROR("%s was called before nvshmem_init", api);
+    return NVSHMEMX_ERROR_GPU_NOT_SELECTED;
+  }
+  if (r.backend() != Backend::kGpu) {
+    GSHMEM_ERROR("%s: this job runs on the CPU backend (GSHMEM_BACKEND), which has no GPU to launch on", api);
+    return NVSHMEMX_ERROR_NOT_SUPPORTED;
+  }
+  Status s = r.ensure_bound(api);
+  return ok(s) ? 0 : NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+}
+
+extern "C" void gshmemi_report_error(const char* api, const char* message) { GSHMEM_ERROR("%s: %s", api, message); }

@@ -3,6 +3,7 @@
 #ifndef GSHMEM_COMPAT_NVSHMEM_API_H_
 #define GSHMEM_COMPAT_NVSHMEM_API_H_
 
+#include "gshmem/compat/collective_launch.h"
 #include "gshmem/compat/gen/nvshmem_host.h"
 #include "gshmem/compat/nvshmem_types.h"
 

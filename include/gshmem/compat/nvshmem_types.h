@@ -26,6 +26,21 @@ struct CUstream_st;
 typedef struct CUstream_st *cudaStream_t;
 #endif
 
+/* CUmodule and CUlibrary for nvshmemx_cumodule_init / nvshmemx_culibrary_init: from the driver API
+ * header when it is on the include path, otherwise the same opaque handles. */
+#if defined(__CUDACC__) || defined(__has_include)
+#if defined(__CUDACC__) || __has_include(<cuda.h>)
+#include <cuda.h>
+#define GSHMEMI_HAVE_CUDA_DRIVER_HEADER 1
+#endif
+#endif
+#ifndef GSHMEMI_HAVE_CUDA_DRIVER_HEADER
+struct CUmod_st;
+typedef struct CUmod_st *CUmodule;
+struct CUlib_st;
+typedef struct CUlib_st *CUlibrary;
+#endif
+
 /* __half and __nv_bfloat16 exist only in C++ and where the CUDA headers are available. */
 #if defined(__CUDACC__) || \
     (defined(__cplusplus) && defined(__has_include) && __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>))

@@ -8,6 +8,8 @@
 
 #define GSHMEMI_DEVICE static __device__ __forceinline__
 
+// Ends every PE of the job with exit status `status` (from a kernel too: the kernel does not finish).
+GSHMEMI_DEVICE void nvshmem_global_exit(int status) { gshmem::dev::global_exit(status); }
 // This PE's number in NVSHMEM_TEAM_WORLD.
 GSHMEMI_DEVICE int nvshmem_my_pe(void) { return gshmem::dev::my_pe(); }
 // The number of PEs in the job.
@@ -24,17 +26,28 @@ GSHMEMI_DEVICE void nvshmem_info_get_name(char *name) { gshmem::dev::info_get_na
 GSHMEMI_DEVICE void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) { gshmem::dev::vendor_get_version_info(major, minor, patch); }
 // Address through which this PE loads and stores `pe`'s copy of `ptr`, or NULL if it cannot.
 GSHMEMI_DEVICE void *nvshmem_ptr(const void *ptr, int pe) { return gshmem::dev::ptr(ptr, pe); }
-// Completes every put and get this PE (host) or thread (device) issued.
+// Completes every put, get and atomic this PE (host) or thread (device) issued.
 GSHMEMI_DEVICE void nvshmem_quiet(void) { gshmem::dev::quiet(); }
-// Orders this PE's puts to each PE.
+// Orders this PE's puts and atomics to each PE.
 GSHMEMI_DEVICE void nvshmem_fence(void) { gshmem::dev::fence(); }
 // Quiet, then wait until every PE has arrived (collective).
 GSHMEMI_DEVICE void nvshmem_barrier_all(void) { gshmem::dev::barrier_all<gshmem::Scope::kThread>(); }
+// Wait until every PE has arrived (collective), without completing earlier puts first.
+GSHMEMI_DEVICE void nvshmem_sync_all(void) { gshmem::dev::sync_all<gshmem::Scope::kThread>(); }
+// The value of this PE's signal at `sig_addr` (an acquire).
+GSHMEMI_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem::dev::signal_fetch(sig_addr); }
+// Updates `pe`'s signal at `sig_addr` atomically: NVSHMEM_SIGNAL_SET stores `signal`, _ADD adds it.
+GSHMEMI_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::signal_op(sig_addr, signal, sig_op, pe); }
+// Waits until this PE's signal compares true with `cmp_value`; returns the value it then had.
+GSHMEMI_DEVICE uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) { return gshmem::dev::signal_wait_until(sig_addr, cmp, cmp_value); }
 // nvshmem_barrier_all by all threads of a warp.
 GSHMEMI_DEVICE void nvshmemx_barrier_all_warp(void) { gshmem::dev::barrier_all<gshmem::Scope::kWarp>(); }
 // nvshmem_barrier_all by all threads of a block.
 GSHMEMI_DEVICE void nvshmemx_barrier_all_block(void) { gshmem::dev::barrier_all<gshmem::Scope::kBlock>(); }
-
+// nvshmem_sync_all by all threads of a warp.
+GSHMEMI_DEVICE void nvshmemx_sync_all_warp(void) { gshmem::dev::sync_all<gshmem::Scope::kWarp>(); }
+// nvshmem_sync_all by all threads of a block.
+GSHMEMI_DEVICE void nvshmemx_sync_all_block(void) { gshmem::dev::sync_all<gshmem::Scope::kBlock>(); }
 GSHMEMI_DEVICE void nvshmem_bfloat16_p(__nv_bfloat16 *dest, const __nv_bfloat16 value, int pe) { gshmem::dev::p<__nv_bfloat16>(dest, value, pe); }
 GSHMEMI_DEVICE __nv_bfloat16 nvshmem_bfloat16_g(const __nv_bfloat16 *source, int pe) { return gshmem::dev::g<__nv_bfloat16>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_bfloat16_put(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -49,6 +62,18 @@ GSHMEMI_DEVICE void nvshmemx_bfloat16_put_nbi_block(__nv_bfloat16 *dest, const _
 GSHMEMI_DEVICE void nvshmem_bfloat16_get_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_bfloat16_get_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_bfloat16_get_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_bfloat16_iput(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_iput_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_iput_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_bfloat16_iget(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_iget_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_iget_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_bfloat16_put_signal(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_put_signal_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_put_signal_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_bfloat16_put_signal_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_put_signal_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_bfloat16_put_signal_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_half_p(__half *dest, const __half value, int pe) { gshmem::dev::p<__half>(dest, value, pe); }
 GSHMEMI_DEVICE __half nvshmem_half_g(const __half *source, int pe) { return gshmem::dev::g<__half>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_half_put(__half *dest, const __half *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -63,6 +88,18 @@ GSHMEMI_DEVICE void nvshmemx_half_put_nbi_block(__half *dest, const __half *sour
 GSHMEMI_DEVICE void nvshmem_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_half_get_nbi_warp(__half *dest, const __half *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_half_get_nbi_block(__half *dest, const __half *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_half_iput(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_iput_warp(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_iput_block(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_half_iget(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_iget_warp(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_iget_block(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_half_put_signal(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_put_signal_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_put_signal_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_half_put_signal_nbi(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_put_signal_nbi_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_put_signal_nbi_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_float_p(float *dest, const float value, int pe) { gshmem::dev::p<float>(dest, value, pe); }
 GSHMEMI_DEVICE float nvshmem_float_g(const float *source, int pe) { return gshmem::dev::g<float>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_float_put(float *dest, const float *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -77,6 +114,18 @@ GSHMEMI_DEVICE void nvshmemx_float_put_nbi_block(float *dest, const float *sourc
 GSHMEMI_DEVICE void nvshmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_float_get_nbi_warp(float *dest, const float *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_float_get_nbi_block(float *dest, const float *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_float_iput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_iput_warp(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_iput_block(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_float_iget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_iget_warp(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_iget_block(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_put_signal_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_put_signal_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_put_signal_nbi_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_put_signal_nbi_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_double_p(double *dest, const double value, int pe) { gshmem::dev::p<double>(dest, value, pe); }
 GSHMEMI_DEVICE double nvshmem_double_g(const double *source, int pe) { return gshmem::dev::g<double>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_double_put(double *dest, const double *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -91,6 +140,18 @@ GSHMEMI_DEVICE void nvshmemx_double_put_nbi_block(double *dest, const double *so
 GSHMEMI_DEVICE void nvshmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_double_get_nbi_warp(double *dest, const double *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_double_get_nbi_block(double *dest, const double *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_double_iput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_iput_warp(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_iput_block(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_double_iget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_iget_warp(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_iget_block(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_put_signal_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_put_signal_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_put_signal_nbi_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_put_signal_nbi_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_char_p(char *dest, const char value, int pe) { gshmem::dev::p<char>(dest, value, pe); }
 GSHMEMI_DEVICE char nvshmem_char_g(const char *source, int pe) { return gshmem::dev::g<char>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_char_put(char *dest, const char *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -105,6 +166,18 @@ GSHMEMI_DEVICE void nvshmemx_char_put_nbi_block(char *dest, const char *source, 
 GSHMEMI_DEVICE void nvshmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_char_get_nbi_warp(char *dest, const char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_char_get_nbi_block(char *dest, const char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_char_iput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_iput_warp(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_iput_block(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_char_iget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_iget_warp(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_iget_block(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_put_signal_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_put_signal_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_put_signal_nbi_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_char_put_signal_nbi_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_short_p(short *dest, const short value, int pe) { gshmem::dev::p<short>(dest, value, pe); }
 GSHMEMI_DEVICE short nvshmem_short_g(const short *source, int pe) { return gshmem::dev::g<short>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_short_put(short *dest, const short *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -119,6 +192,18 @@ GSHMEMI_DEVICE void nvshmemx_short_put_nbi_block(short *dest, const short *sourc
 GSHMEMI_DEVICE void nvshmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_short_get_nbi_warp(short *dest, const short *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_short_get_nbi_block(short *dest, const short *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_short_iput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_iput_warp(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_iput_block(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_short_iget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_iget_warp(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_iget_block(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_put_signal_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_put_signal_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_put_signal_nbi_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_short_put_signal_nbi_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_schar_p(signed char *dest, const signed char value, int pe) { gshmem::dev::p<signed char>(dest, value, pe); }
 GSHMEMI_DEVICE signed char nvshmem_schar_g(const signed char *source, int pe) { return gshmem::dev::g<signed char>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -133,6 +218,18 @@ GSHMEMI_DEVICE void nvshmemx_schar_put_nbi_block(signed char *dest, const signed
 GSHMEMI_DEVICE void nvshmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_schar_get_nbi_warp(signed char *dest, const signed char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_schar_get_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_schar_iput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_iput_warp(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_iput_block(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_schar_iget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_iget_warp(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_iget_block(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_put_signal_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_put_signal_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_put_signal_nbi_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_schar_put_signal_nbi_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_int_p(int *dest, const int value, int pe) { gshmem::dev::p<int>(dest, value, pe); }
 GSHMEMI_DEVICE int nvshmem_int_g(const int *source, int pe) { return gshmem::dev::g<int>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_int_put(int *dest, const int *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -147,6 +244,18 @@ GSHMEMI_DEVICE void nvshmemx_int_put_nbi_block(int *dest, const int *source, siz
 GSHMEMI_DEVICE void nvshmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int_get_nbi_warp(int *dest, const int *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int_get_nbi_block(int *dest, const int *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int_iput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_iput_warp(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_iput_block(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int_iget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_iget_warp(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_iget_block(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_put_signal_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_put_signal_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_put_signal_nbi_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int_put_signal_nbi_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_long_p(long *dest, const long value, int pe) { gshmem::dev::p<long>(dest, value, pe); }
 GSHMEMI_DEVICE long nvshmem_long_g(const long *source, int pe) { return gshmem::dev::g<long>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_long_put(long *dest, const long *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -161,6 +270,18 @@ GSHMEMI_DEVICE void nvshmemx_long_put_nbi_block(long *dest, const long *source, 
 GSHMEMI_DEVICE void nvshmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_long_get_nbi_warp(long *dest, const long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_long_get_nbi_block(long *dest, const long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_long_iput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_iput_warp(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_iput_block(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_long_iget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_iget_warp(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_iget_block(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_put_signal_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_put_signal_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_put_signal_nbi_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_long_put_signal_nbi_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_longlong_p(long long *dest, const long long value, int pe) { gshmem::dev::p<long long>(dest, value, pe); }
 GSHMEMI_DEVICE long long nvshmem_longlong_g(const long long *source, int pe) { return gshmem::dev::g<long long>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -175,6 +296,18 @@ GSHMEMI_DEVICE void nvshmemx_longlong_put_nbi_block(long long *dest, const long 
 GSHMEMI_DEVICE void nvshmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_longlong_get_nbi_warp(long long *dest, const long long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_longlong_get_nbi_block(long long *dest, const long long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_iput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_iput_warp(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_iput_block(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_iget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_iget_warp(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_iget_block(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_put_signal_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_put_signal_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_put_signal_nbi_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_longlong_put_signal_nbi_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_uchar_p(unsigned char *dest, const unsigned char value, int pe) { gshmem::dev::p<unsigned char>(dest, value, pe); }
 GSHMEMI_DEVICE unsigned char nvshmem_uchar_g(const unsigned char *source, int pe) { return gshmem::dev::g<unsigned char>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -189,6 +322,18 @@ GSHMEMI_DEVICE void nvshmemx_uchar_put_nbi_block(unsigned char *dest, const unsi
 GSHMEMI_DEVICE void nvshmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uchar_get_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uchar_get_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uchar_iput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_iput_warp(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_iput_block(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uchar_iget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_iget_warp(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_iget_block(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_put_signal_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_put_signal_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_put_signal_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uchar_put_signal_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_ushort_p(unsigned short *dest, const unsigned short value, int pe) { gshmem::dev::p<unsigned short>(dest, value, pe); }
 GSHMEMI_DEVICE unsigned short nvshmem_ushort_g(const unsigned short *source, int pe) { return gshmem::dev::g<unsigned short>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -203,6 +348,18 @@ GSHMEMI_DEVICE void nvshmemx_ushort_put_nbi_block(unsigned short *dest, const un
 GSHMEMI_DEVICE void nvshmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ushort_get_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ushort_get_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ushort_iput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_iput_warp(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_iput_block(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ushort_iget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_iget_warp(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_iget_block(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_put_signal_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_put_signal_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_put_signal_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ushort_put_signal_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_uint_p(unsigned int *dest, const unsigned int value, int pe) { gshmem::dev::p<unsigned int>(dest, value, pe); }
 GSHMEMI_DEVICE unsigned int nvshmem_uint_g(const unsigned int *source, int pe) { return gshmem::dev::g<unsigned int>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -217,6 +374,18 @@ GSHMEMI_DEVICE void nvshmemx_uint_put_nbi_block(unsigned int *dest, const unsign
 GSHMEMI_DEVICE void nvshmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint_get_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint_get_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_iput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_iput_warp(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_iput_block(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_iget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_iget_warp(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_iget_block(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_put_signal_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_put_signal_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_put_signal_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint_put_signal_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_ulong_p(unsigned long *dest, const unsigned long value, int pe) { gshmem::dev::p<unsigned long>(dest, value, pe); }
 GSHMEMI_DEVICE unsigned long nvshmem_ulong_g(const unsigned long *source, int pe) { return gshmem::dev::g<unsigned long>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -231,6 +400,18 @@ GSHMEMI_DEVICE void nvshmemx_ulong_put_nbi_block(unsigned long *dest, const unsi
 GSHMEMI_DEVICE void nvshmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ulong_get_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ulong_get_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_iput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_iput_warp(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_iput_block(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_iget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_iget_warp(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_iget_block(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_put_signal_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_put_signal_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_put_signal_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulong_put_signal_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_ulonglong_p(unsigned long long *dest, const unsigned long long value, int pe) { gshmem::dev::p<unsigned long long>(dest, value, pe); }
 GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_g(const unsigned long long *source, int pe) { return gshmem::dev::g<unsigned long long>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -245,6 +426,18 @@ GSHMEMI_DEVICE void nvshmemx_ulonglong_put_nbi_block(unsigned long long *dest, c
 GSHMEMI_DEVICE void nvshmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ulonglong_get_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ulonglong_get_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_iput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_iput_warp(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_iput_block(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_iget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_iget_warp(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_iget_block(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_put_signal_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_put_signal_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_put_signal_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ulonglong_put_signal_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_int8_p(int8_t *dest, const int8_t value, int pe) { gshmem::dev::p<int8_t>(dest, value, pe); }
 GSHMEMI_DEVICE int8_t nvshmem_int8_g(const int8_t *source, int pe) { return gshmem::dev::g<int8_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -259,6 +452,18 @@ GSHMEMI_DEVICE void nvshmemx_int8_put_nbi_block(int8_t *dest, const int8_t *sour
 GSHMEMI_DEVICE void nvshmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int8_get_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int8_get_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int8_iput(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_iput_warp(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_iput_block(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int8_iget(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_iget_warp(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_iget_block(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_put_signal_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_put_signal_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_put_signal_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int8_put_signal_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_int16_p(int16_t *dest, const int16_t value, int pe) { gshmem::dev::p<int16_t>(dest, value, pe); }
 GSHMEMI_DEVICE int16_t nvshmem_int16_g(const int16_t *source, int pe) { return gshmem::dev::g<int16_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -273,6 +478,18 @@ GSHMEMI_DEVICE void nvshmemx_int16_put_nbi_block(int16_t *dest, const int16_t *s
 GSHMEMI_DEVICE void nvshmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int16_get_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int16_get_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int16_iput(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_iput_warp(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_iput_block(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int16_iget(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_iget_warp(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_iget_block(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_put_signal_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_put_signal_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_put_signal_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int16_put_signal_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_int32_p(int32_t *dest, const int32_t value, int pe) { gshmem::dev::p<int32_t>(dest, value, pe); }
 GSHMEMI_DEVICE int32_t nvshmem_int32_g(const int32_t *source, int pe) { return gshmem::dev::g<int32_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -287,6 +504,18 @@ GSHMEMI_DEVICE void nvshmemx_int32_put_nbi_block(int32_t *dest, const int32_t *s
 GSHMEMI_DEVICE void nvshmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int32_get_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int32_get_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_iput(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_iput_warp(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_iput_block(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_iget(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_iget_warp(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_iget_block(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_put_signal_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_put_signal_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_put_signal_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int32_put_signal_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_int64_p(int64_t *dest, const int64_t value, int pe) { gshmem::dev::p<int64_t>(dest, value, pe); }
 GSHMEMI_DEVICE int64_t nvshmem_int64_g(const int64_t *source, int pe) { return gshmem::dev::g<int64_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -301,6 +530,18 @@ GSHMEMI_DEVICE void nvshmemx_int64_put_nbi_block(int64_t *dest, const int64_t *s
 GSHMEMI_DEVICE void nvshmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int64_get_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_int64_get_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_iput(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_iput_warp(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_iput_block(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_iget(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_iget_warp(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_iget_block(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_put_signal_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_put_signal_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_put_signal_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_int64_put_signal_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_uint8_p(uint8_t *dest, const uint8_t value, int pe) { gshmem::dev::p<uint8_t>(dest, value, pe); }
 GSHMEMI_DEVICE uint8_t nvshmem_uint8_g(const uint8_t *source, int pe) { return gshmem::dev::g<uint8_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -315,6 +556,18 @@ GSHMEMI_DEVICE void nvshmemx_uint8_put_nbi_block(uint8_t *dest, const uint8_t *s
 GSHMEMI_DEVICE void nvshmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint8_get_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint8_get_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint8_iput(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_iput_warp(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_iput_block(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint8_iget(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_iget_warp(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_iget_block(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_put_signal_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_put_signal_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_put_signal_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint8_put_signal_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_uint16_p(uint16_t *dest, const uint16_t value, int pe) { gshmem::dev::p<uint16_t>(dest, value, pe); }
 GSHMEMI_DEVICE uint16_t nvshmem_uint16_g(const uint16_t *source, int pe) { return gshmem::dev::g<uint16_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -329,6 +582,18 @@ GSHMEMI_DEVICE void nvshmemx_uint16_put_nbi_block(uint16_t *dest, const uint16_t
 GSHMEMI_DEVICE void nvshmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint16_get_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint16_get_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint16_iput(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_iput_warp(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_iput_block(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint16_iget(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_iget_warp(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_iget_block(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_put_signal_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_put_signal_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_put_signal_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint16_put_signal_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_uint32_p(uint32_t *dest, const uint32_t value, int pe) { gshmem::dev::p<uint32_t>(dest, value, pe); }
 GSHMEMI_DEVICE uint32_t nvshmem_uint32_g(const uint32_t *source, int pe) { return gshmem::dev::g<uint32_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -343,6 +608,18 @@ GSHMEMI_DEVICE void nvshmemx_uint32_put_nbi_block(uint32_t *dest, const uint32_t
 GSHMEMI_DEVICE void nvshmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint32_get_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint32_get_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_iput(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_iput_warp(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_iput_block(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_iget(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_iget_warp(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_iget_block(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_put_signal_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_put_signal_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_put_signal_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint32_put_signal_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_uint64_p(uint64_t *dest, const uint64_t value, int pe) { gshmem::dev::p<uint64_t>(dest, value, pe); }
 GSHMEMI_DEVICE uint64_t nvshmem_uint64_g(const uint64_t *source, int pe) { return gshmem::dev::g<uint64_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -357,6 +634,18 @@ GSHMEMI_DEVICE void nvshmemx_uint64_put_nbi_block(uint64_t *dest, const uint64_t
 GSHMEMI_DEVICE void nvshmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint64_get_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_uint64_get_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_iput(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_iput_warp(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_iput_block(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_iget(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_iget_warp(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_iget_block(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_put_signal_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_put_signal_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_put_signal_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_uint64_put_signal_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_size_p(size_t *dest, const size_t value, int pe) { gshmem::dev::p<size_t>(dest, value, pe); }
 GSHMEMI_DEVICE size_t nvshmem_size_g(const size_t *source, int pe) { return gshmem::dev::g<size_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -371,6 +660,18 @@ GSHMEMI_DEVICE void nvshmemx_size_put_nbi_block(size_t *dest, const size_t *sour
 GSHMEMI_DEVICE void nvshmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_size_get_nbi_warp(size_t *dest, const size_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_size_get_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_size_iput(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_iput_warp(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_iput_block(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_size_iget(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_iget_warp(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_iget_block(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_put_signal_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_put_signal_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_put_signal_nbi_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_size_put_signal_nbi_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_ptrdiff_p(ptrdiff_t *dest, const ptrdiff_t value, int pe) { gshmem::dev::p<ptrdiff_t>(dest, value, pe); }
 GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_g(const ptrdiff_t *source, int pe) { return gshmem::dev::g<ptrdiff_t>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -385,6 +686,18 @@ GSHMEMI_DEVICE void nvshmemx_ptrdiff_put_nbi_block(ptrdiff_t *dest, const ptrdif
 GSHMEMI_DEVICE void nvshmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ptrdiff_get_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_ptrdiff_get_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_iput(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_iput_warp(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_iput_block(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_iget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_iget_warp(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_iget_block(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(dest, source, dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_put_signal_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_put_signal_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_put_signal_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_ptrdiff_put_signal_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_put8(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put8_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put8_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, pe); }
@@ -397,6 +710,18 @@ GSHMEMI_DEVICE void nvshmemx_put8_nbi_block(void *dest, const void *source, size
 GSHMEMI_DEVICE void nvshmem_get8_nbi(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get8_nbi_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get8_nbi_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iput8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput8_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput8_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iget8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget8_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget8_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_put8_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put8_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put8_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_put8_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put8_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put8_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<8>::type *>(dest), static_cast<const gshmem::dev::SizedElement<8>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_put16(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put16_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put16_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, pe); }
@@ -409,6 +734,18 @@ GSHMEMI_DEVICE void nvshmemx_put16_nbi_block(void *dest, const void *source, siz
 GSHMEMI_DEVICE void nvshmem_get16_nbi(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get16_nbi_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get16_nbi_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iput16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput16_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput16_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iget16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget16_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget16_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_put16_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put16_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put16_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_put16_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put16_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put16_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<16>::type *>(dest), static_cast<const gshmem::dev::SizedElement<16>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_put32(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put32_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put32_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, pe); }
@@ -421,6 +758,18 @@ GSHMEMI_DEVICE void nvshmemx_put32_nbi_block(void *dest, const void *source, siz
 GSHMEMI_DEVICE void nvshmem_get32_nbi(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get32_nbi_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get32_nbi_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iput32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput32_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput32_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iget32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget32_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget32_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_put32_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put32_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put32_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_put32_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put32_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put32_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<32>::type *>(dest), static_cast<const gshmem::dev::SizedElement<32>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_put64(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put64_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put64_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, pe); }
@@ -433,6 +782,18 @@ GSHMEMI_DEVICE void nvshmemx_put64_nbi_block(void *dest, const void *source, siz
 GSHMEMI_DEVICE void nvshmem_get64_nbi(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get64_nbi_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get64_nbi_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iput64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput64_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput64_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iget64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget64_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget64_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_put64_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put64_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put64_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_put64_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put64_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put64_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<64>::type *>(dest), static_cast<const gshmem::dev::SizedElement<64>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_put128(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put128_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_put128_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, pe); }
@@ -445,6 +806,18 @@ GSHMEMI_DEVICE void nvshmemx_put128_nbi_block(void *dest, const void *source, si
 GSHMEMI_DEVICE void nvshmem_get128_nbi(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get128_nbi_warp(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, pe); }
 GSHMEMI_DEVICE void nvshmemx_get128_nbi_block(void *dest, const void *source, size_t nelems, int pe) { gshmem::dev::get_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iput128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput128_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iput128_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iput<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_iget128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget128_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmemx_iget128_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::dev::iget<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), dst, sst, nelems, pe); }
+GSHMEMI_DEVICE void nvshmem_put128_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put128_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put128_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_put128_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kThread>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put128_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kWarp>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_put128_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::put_signal_nbi<gshmem::Scope::kBlock>(static_cast<gshmem::dev::SizedElement<128>::type *>(dest), static_cast<const gshmem::dev::SizedElement<128>::type *>(source), nelems, sig_addr, signal, sig_op, pe); }
 GSHMEMI_DEVICE void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe) { gshmem::dev::putmem<gshmem::Scope::kThread>(dest, source, bytes, pe); }
 GSHMEMI_DEVICE void nvshmemx_putmem_warp(void *dest, const void *source, size_t bytes, int pe) { gshmem::dev::putmem<gshmem::Scope::kWarp>(dest, source, bytes, pe); }
 GSHMEMI_DEVICE void nvshmemx_putmem_block(void *dest, const void *source, size_t bytes, int pe) { gshmem::dev::putmem<gshmem::Scope::kBlock>(dest, source, bytes, pe); }
@@ -457,6 +830,352 @@ GSHMEMI_DEVICE void nvshmemx_putmem_nbi_block(void *dest, const void *source, si
 GSHMEMI_DEVICE void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) { gshmem::dev::getmem_nbi<gshmem::Scope::kThread>(dest, source, bytes, pe); }
 GSHMEMI_DEVICE void nvshmemx_getmem_nbi_warp(void *dest, const void *source, size_t bytes, int pe) { gshmem::dev::getmem_nbi<gshmem::Scope::kWarp>(dest, source, bytes, pe); }
 GSHMEMI_DEVICE void nvshmemx_getmem_nbi_block(void *dest, const void *source, size_t bytes, int pe) { gshmem::dev::getmem_nbi<gshmem::Scope::kBlock>(dest, source, bytes, pe); }
+GSHMEMI_DEVICE void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::putmem_signal<gshmem::Scope::kThread>(dest, source, bytes, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_putmem_signal_warp(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::putmem_signal<gshmem::Scope::kWarp>(dest, source, bytes, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_putmem_signal_block(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::putmem_signal<gshmem::Scope::kBlock>(dest, source, bytes, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::putmem_signal_nbi<gshmem::Scope::kThread>(dest, source, bytes, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::putmem_signal_nbi<gshmem::Scope::kWarp>(dest, source, bytes, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::putmem_signal_nbi<gshmem::Scope::kBlock>(dest, source, bytes, sig_addr, signal, sig_op, pe); }
+GSHMEMI_DEVICE void nvshmem_int_atomic_inc(int *dest, int pe) { gshmem::dev::atomic_inc<int>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_long_atomic_inc(long *dest, int pe) { gshmem::dev::atomic_inc<long>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_atomic_inc(long long *dest, int pe) { gshmem::dev::atomic_inc<long long>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_atomic_inc(unsigned int *dest, int pe) { gshmem::dev::atomic_inc<unsigned int>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_atomic_inc(unsigned long *dest, int pe) { gshmem::dev::atomic_inc<unsigned long>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) { gshmem::dev::atomic_inc<unsigned long long>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_atomic_inc(int32_t *dest, int pe) { gshmem::dev::atomic_inc<int32_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_atomic_inc(int64_t *dest, int pe) { gshmem::dev::atomic_inc<int64_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_atomic_inc(uint32_t *dest, int pe) { gshmem::dev::atomic_inc<uint32_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_atomic_inc(uint64_t *dest, int pe) { gshmem::dev::atomic_inc<uint64_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_size_atomic_inc(size_t *dest, int pe) { gshmem::dev::atomic_inc<size_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) { gshmem::dev::atomic_inc<ptrdiff_t>(dest, pe); }
+GSHMEMI_DEVICE int nvshmem_int_atomic_fetch_inc(int *dest, int pe) { return gshmem::dev::atomic_fetch_inc<int>(dest, pe); }
+GSHMEMI_DEVICE long nvshmem_long_atomic_fetch_inc(long *dest, int pe) { return gshmem::dev::atomic_fetch_inc<long>(dest, pe); }
+GSHMEMI_DEVICE long long nvshmem_longlong_atomic_fetch_inc(long long *dest, int pe) { return gshmem::dev::atomic_fetch_inc<long long>(dest, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe) { return gshmem::dev::atomic_fetch_inc<unsigned int>(dest, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe) { return gshmem::dev::atomic_fetch_inc<unsigned long>(dest, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe) { return gshmem::dev::atomic_fetch_inc<unsigned long long>(dest, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch_inc(int32_t *dest, int pe) { return gshmem::dev::atomic_fetch_inc<int32_t>(dest, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch_inc(int64_t *dest, int pe) { return gshmem::dev::atomic_fetch_inc<int64_t>(dest, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe) { return gshmem::dev::atomic_fetch_inc<uint32_t>(dest, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe) { return gshmem::dev::atomic_fetch_inc<uint64_t>(dest, pe); }
+GSHMEMI_DEVICE size_t nvshmem_size_atomic_fetch_inc(size_t *dest, int pe) { return gshmem::dev::atomic_fetch_inc<size_t>(dest, pe); }
+GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe) { return gshmem::dev::atomic_fetch_inc<ptrdiff_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_int_atomic_add(int *dest, int value, int pe) { gshmem::dev::atomic_add<int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_long_atomic_add(long *dest, long value, int pe) { gshmem::dev::atomic_add<long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_atomic_add(long long *dest, long long value, int pe) { gshmem::dev::atomic_add<long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) { gshmem::dev::atomic_add<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) { gshmem::dev::atomic_add<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe) { gshmem::dev::atomic_add<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) { gshmem::dev::atomic_add<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) { gshmem::dev::atomic_add<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) { gshmem::dev::atomic_add<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) { gshmem::dev::atomic_add<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_size_atomic_add(size_t *dest, size_t value, int pe) { gshmem::dev::atomic_add<size_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { gshmem::dev::atomic_add<ptrdiff_t>(dest, value, pe); }
+GSHMEMI_DEVICE int nvshmem_int_atomic_fetch_add(int *dest, int value, int pe) { return gshmem::dev::atomic_fetch_add<int>(dest, value, pe); }
+GSHMEMI_DEVICE long nvshmem_long_atomic_fetch_add(long *dest, long value, int pe) { return gshmem::dev::atomic_fetch_add<long>(dest, value, pe); }
+GSHMEMI_DEVICE long long nvshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe) { return gshmem::dev::atomic_fetch_add<long long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) { return gshmem::dev::atomic_fetch_add<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) { return gshmem::dev::atomic_fetch_add<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) { return gshmem::dev::atomic_fetch_add<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe) { return gshmem::dev::atomic_fetch_add<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe) { return gshmem::dev::atomic_fetch_add<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe) { return gshmem::dev::atomic_fetch_add<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_fetch_add<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE size_t nvshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) { return gshmem::dev::atomic_fetch_add<size_t>(dest, value, pe); }
+GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { return gshmem::dev::atomic_fetch_add<ptrdiff_t>(dest, value, pe); }
+GSHMEMI_DEVICE float nvshmem_float_atomic_fetch(const float *dest, int pe) { return gshmem::dev::atomic_fetch<float>(dest, pe); }
+GSHMEMI_DEVICE double nvshmem_double_atomic_fetch(const double *dest, int pe) { return gshmem::dev::atomic_fetch<double>(dest, pe); }
+GSHMEMI_DEVICE int nvshmem_int_atomic_fetch(const int *dest, int pe) { return gshmem::dev::atomic_fetch<int>(dest, pe); }
+GSHMEMI_DEVICE long nvshmem_long_atomic_fetch(const long *dest, int pe) { return gshmem::dev::atomic_fetch<long>(dest, pe); }
+GSHMEMI_DEVICE long long nvshmem_longlong_atomic_fetch(const long long *dest, int pe) { return gshmem::dev::atomic_fetch<long long>(dest, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_fetch(const unsigned int *dest, int pe) { return gshmem::dev::atomic_fetch<unsigned int>(dest, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_fetch(const unsigned long *dest, int pe) { return gshmem::dev::atomic_fetch<unsigned long>(dest, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_fetch(const unsigned long long *dest, int pe) { return gshmem::dev::atomic_fetch<unsigned long long>(dest, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch(const int32_t *dest, int pe) { return gshmem::dev::atomic_fetch<int32_t>(dest, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch(const int64_t *dest, int pe) { return gshmem::dev::atomic_fetch<int64_t>(dest, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch(const uint32_t *dest, int pe) { return gshmem::dev::atomic_fetch<uint32_t>(dest, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch(const uint64_t *dest, int pe) { return gshmem::dev::atomic_fetch<uint64_t>(dest, pe); }
+GSHMEMI_DEVICE size_t nvshmem_size_atomic_fetch(const size_t *dest, int pe) { return gshmem::dev::atomic_fetch<size_t>(dest, pe); }
+GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_fetch(const ptrdiff_t *dest, int pe) { return gshmem::dev::atomic_fetch<ptrdiff_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_float_atomic_set(float *dest, float value, int pe) { gshmem::dev::atomic_set<float>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_double_atomic_set(double *dest, double value, int pe) { gshmem::dev::atomic_set<double>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int_atomic_set(int *dest, int value, int pe) { gshmem::dev::atomic_set<int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_long_atomic_set(long *dest, long value, int pe) { gshmem::dev::atomic_set<long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_longlong_atomic_set(long long *dest, long long value, int pe) { gshmem::dev::atomic_set<long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe) { gshmem::dev::atomic_set<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe) { gshmem::dev::atomic_set<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe) { gshmem::dev::atomic_set<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe) { gshmem::dev::atomic_set<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe) { gshmem::dev::atomic_set<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) { gshmem::dev::atomic_set<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) { gshmem::dev::atomic_set<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_size_atomic_set(size_t *dest, size_t value, int pe) { gshmem::dev::atomic_set<size_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) { gshmem::dev::atomic_set<ptrdiff_t>(dest, value, pe); }
+GSHMEMI_DEVICE float nvshmem_float_atomic_swap(float *dest, float value, int pe) { return gshmem::dev::atomic_swap<float>(dest, value, pe); }
+GSHMEMI_DEVICE double nvshmem_double_atomic_swap(double *dest, double value, int pe) { return gshmem::dev::atomic_swap<double>(dest, value, pe); }
+GSHMEMI_DEVICE int nvshmem_int_atomic_swap(int *dest, int value, int pe) { return gshmem::dev::atomic_swap<int>(dest, value, pe); }
+GSHMEMI_DEVICE long nvshmem_long_atomic_swap(long *dest, long value, int pe) { return gshmem::dev::atomic_swap<long>(dest, value, pe); }
+GSHMEMI_DEVICE long long nvshmem_longlong_atomic_swap(long long *dest, long long value, int pe) { return gshmem::dev::atomic_swap<long long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe) { return gshmem::dev::atomic_swap<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe) { return gshmem::dev::atomic_swap<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) { return gshmem::dev::atomic_swap<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe) { return gshmem::dev::atomic_swap<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe) { return gshmem::dev::atomic_swap<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe) { return gshmem::dev::atomic_swap<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_swap<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE size_t nvshmem_size_atomic_swap(size_t *dest, size_t value, int pe) { return gshmem::dev::atomic_swap<size_t>(dest, value, pe); }
+GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe) { return gshmem::dev::atomic_swap<ptrdiff_t>(dest, value, pe); }
+GSHMEMI_DEVICE int nvshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe) { return gshmem::dev::atomic_compare_swap<int>(dest, cond, value, pe); }
+GSHMEMI_DEVICE long nvshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe) { return gshmem::dev::atomic_compare_swap<long>(dest, cond, value, pe); }
+GSHMEMI_DEVICE long long nvshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) { return gshmem::dev::atomic_compare_swap<long long>(dest, cond, value, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return gshmem::dev::atomic_compare_swap<unsigned int>(dest, cond, value, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return gshmem::dev::atomic_compare_swap<unsigned long>(dest, cond, value, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return gshmem::dev::atomic_compare_swap<unsigned long long>(dest, cond, value, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe) { return gshmem::dev::atomic_compare_swap<int32_t>(dest, cond, value, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe) { return gshmem::dev::atomic_compare_swap<int64_t>(dest, cond, value, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) { return gshmem::dev::atomic_compare_swap<uint32_t>(dest, cond, value, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) { return gshmem::dev::atomic_compare_swap<uint64_t>(dest, cond, value, pe); }
+GSHMEMI_DEVICE size_t nvshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe) { return gshmem::dev::atomic_compare_swap<size_t>(dest, cond, value, pe); }
+GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return gshmem::dev::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) { gshmem::dev::atomic_and<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) { gshmem::dev::atomic_and<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe) { gshmem::dev::atomic_and<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) { gshmem::dev::atomic_and<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) { gshmem::dev::atomic_and<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) { gshmem::dev::atomic_and<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) { gshmem::dev::atomic_and<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) { return gshmem::dev::atomic_fetch_and<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) { return gshmem::dev::atomic_fetch_and<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) { return gshmem::dev::atomic_fetch_and<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe) { return gshmem::dev::atomic_fetch_and<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe) { return gshmem::dev::atomic_fetch_and<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe) { return gshmem::dev::atomic_fetch_and<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_fetch_and<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) { gshmem::dev::atomic_or<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) { gshmem::dev::atomic_or<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe) { gshmem::dev::atomic_or<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) { gshmem::dev::atomic_or<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) { gshmem::dev::atomic_or<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) { gshmem::dev::atomic_or<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) { gshmem::dev::atomic_or<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) { return gshmem::dev::atomic_fetch_or<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) { return gshmem::dev::atomic_fetch_or<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) { return gshmem::dev::atomic_fetch_or<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe) { return gshmem::dev::atomic_fetch_or<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe) { return gshmem::dev::atomic_fetch_or<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe) { return gshmem::dev::atomic_fetch_or<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_fetch_or<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) { gshmem::dev::atomic_xor<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) { gshmem::dev::atomic_xor<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) { gshmem::dev::atomic_xor<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) { gshmem::dev::atomic_xor<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) { gshmem::dev::atomic_xor<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) { gshmem::dev::atomic_xor<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) { gshmem::dev::atomic_xor<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned int nvshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) { return gshmem::dev::atomic_fetch_xor<unsigned int>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long nvshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) { return gshmem::dev::atomic_fetch_xor<unsigned long>(dest, value, pe); }
+GSHMEMI_DEVICE unsigned long long nvshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) { return gshmem::dev::atomic_fetch_xor<unsigned long long>(dest, value, pe); }
+GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) { return gshmem::dev::atomic_fetch_xor<int32_t>(dest, value, pe); }
+GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return gshmem::dev::atomic_fetch_xor<int64_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) { return gshmem::dev::atomic_fetch_xor<uint32_t>(dest, value, pe); }
+GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_fetch_xor<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmem_short_wait_until(short *ivar, int cmp, short cmp_value) { gshmem::dev::wait_until<short>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { gshmem::dev::wait_until_all<short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return gshmem::dev::wait_until_any<short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return gshmem::dev::wait_until_some<short>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values) { gshmem::dev::wait_until_all_vector<short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values) { return gshmem::dev::wait_until_any_vector<short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *cmp_values) { return gshmem::dev::wait_until_some_vector<short>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_short_test(short *ivar, int cmp, short cmp_value) { return gshmem::dev::test<short>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return gshmem::dev::test_all<short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return gshmem::dev::test_any<short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return gshmem::dev::test_some<short>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values) { return gshmem::dev::test_all_vector<short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values) { return gshmem::dev::test_any_vector<short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *cmp_values) { return gshmem::dev::test_some_vector<short>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_int_wait_until(int *ivar, int cmp, int cmp_value) { gshmem::dev::wait_until<int>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { gshmem::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return gshmem::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return gshmem::dev::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values) { gshmem::dev::wait_until_all_vector<int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values) { return gshmem::dev::wait_until_any_vector<int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *cmp_values) { return gshmem::dev::wait_until_some_vector<int>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_int_test(int *ivar, int cmp, int cmp_value) { return gshmem::dev::test<int>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_int_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return gshmem::dev::test_all<int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return gshmem::dev::test_any<int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return gshmem::dev::test_some<int>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_int_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values) { return gshmem::dev::test_all_vector<int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values) { return gshmem::dev::test_any_vector<int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *cmp_values) { return gshmem::dev::test_some_vector<int>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_long_wait_until(long *ivar, int cmp, long cmp_value) { gshmem::dev::wait_until<long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { gshmem::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return gshmem::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return gshmem::dev::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values) { gshmem::dev::wait_until_all_vector<long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values) { return gshmem::dev::wait_until_any_vector<long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *cmp_values) { return gshmem::dev::wait_until_some_vector<long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_long_test(long *ivar, int cmp, long cmp_value) { return gshmem::dev::test<long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_long_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return gshmem::dev::test_all<long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return gshmem::dev::test_any<long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_long_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return gshmem::dev::test_some<long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_long_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values) { return gshmem::dev::test_all_vector<long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_long_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values) { return gshmem::dev::test_any_vector<long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_long_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *cmp_values) { return gshmem::dev::test_some_vector<long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_longlong_wait_until(long long *ivar, int cmp, long long cmp_value) { gshmem::dev::wait_until<long long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { gshmem::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { return gshmem::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value) { return gshmem::dev::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values) { gshmem::dev::wait_until_all_vector<long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values) { return gshmem::dev::wait_until_any_vector<long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values) { return gshmem::dev::wait_until_some_vector<long long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_longlong_test(long long *ivar, int cmp, long long cmp_value) { return gshmem::dev::test<long long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_longlong_test_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { return gshmem::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_test_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { return gshmem::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_test_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value) { return gshmem::dev::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_longlong_test_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values) { return gshmem::dev::test_all_vector<long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_test_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values) { return gshmem::dev::test_any_vector<long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_longlong_test_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values) { return gshmem::dev::test_some_vector<long long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value) { gshmem::dev::wait_until<unsigned short>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { gshmem::dev::wait_until_all<unsigned short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return gshmem::dev::wait_until_any<unsigned short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return gshmem::dev::wait_until_some<unsigned short>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values) { gshmem::dev::wait_until_all_vector<unsigned short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values) { return gshmem::dev::wait_until_any_vector<unsigned short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values) { return gshmem::dev::wait_until_some_vector<unsigned short>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value) { return gshmem::dev::test<unsigned short>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return gshmem::dev::test_all<unsigned short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return gshmem::dev::test_any<unsigned short>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return gshmem::dev::test_some<unsigned short>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values) { return gshmem::dev::test_all_vector<unsigned short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values) { return gshmem::dev::test_any_vector<unsigned short>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values) { return gshmem::dev::test_some_vector<unsigned short>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value) { gshmem::dev::wait_until<unsigned int>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { gshmem::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return gshmem::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value) { return gshmem::dev::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values) { gshmem::dev::wait_until_all_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values) { return gshmem::dev::wait_until_any_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *cmp_values) { return gshmem::dev::wait_until_some_vector<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_uint_test(unsigned int *ivar, int cmp, unsigned int cmp_value) { return gshmem::dev::test<unsigned int>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_uint_test_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return gshmem::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint_test_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return gshmem::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint_test_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value) { return gshmem::dev::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_uint_test_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values) { return gshmem::dev::test_all_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint_test_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values) { return gshmem::dev::test_any_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *cmp_values) { return gshmem::dev::test_some_vector<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value) { gshmem::dev::wait_until<unsigned long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { gshmem::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return gshmem::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value) { return gshmem::dev::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values) { gshmem::dev::wait_until_all_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values) { return gshmem::dev::wait_until_any_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *cmp_values) { return gshmem::dev::wait_until_some_vector<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_ulong_test(unsigned long *ivar, int cmp, unsigned long cmp_value) { return gshmem::dev::test<unsigned long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ulong_test_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return gshmem::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_test_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return gshmem::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_test_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value) { return gshmem::dev::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ulong_test_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values) { return gshmem::dev::test_all_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_test_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values) { return gshmem::dev::test_any_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulong_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *cmp_values) { return gshmem::dev::test_some_vector<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value) { gshmem::dev::wait_until<unsigned long long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { gshmem::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return gshmem::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value) { return gshmem::dev::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values) { gshmem::dev::wait_until_all_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values) { return gshmem::dev::wait_until_any_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *cmp_values) { return gshmem::dev::wait_until_some_vector<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_ulonglong_test(unsigned long long *ivar, int cmp, unsigned long long cmp_value) { return gshmem::dev::test<unsigned long long>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ulonglong_test_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return gshmem::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_test_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return gshmem::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_test_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value) { return gshmem::dev::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ulonglong_test_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values) { return gshmem::dev::test_all_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_test_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values) { return gshmem::dev::test_any_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ulonglong_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *cmp_values) { return gshmem::dev::test_some_vector<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value) { gshmem::dev::wait_until<int32_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value) { gshmem::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value) { return gshmem::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value) { return gshmem::dev::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values) { gshmem::dev::wait_until_all_vector<int32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values) { return gshmem::dev::wait_until_any_vector<int32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values) { return gshmem::dev::wait_until_some_vector<int32_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_int32_test(int32_t *ivar, int cmp, int32_t cmp_value) { return gshmem::dev::test<int32_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_int32_test_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value) { return gshmem::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int32_test_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value) { return gshmem::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int32_test_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value) { return gshmem::dev::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_int32_test_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values) { return gshmem::dev::test_all_vector<int32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int32_test_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values) { return gshmem::dev::test_any_vector<int32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int32_test_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values) { return gshmem::dev::test_some_vector<int32_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value) { gshmem::dev::wait_until<int64_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value) { gshmem::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value) { return gshmem::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value) { return gshmem::dev::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values) { gshmem::dev::wait_until_all_vector<int64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values) { return gshmem::dev::wait_until_any_vector<int64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values) { return gshmem::dev::wait_until_some_vector<int64_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_int64_test(int64_t *ivar, int cmp, int64_t cmp_value) { return gshmem::dev::test<int64_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_int64_test_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value) { return gshmem::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int64_test_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value) { return gshmem::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_int64_test_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value) { return gshmem::dev::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_int64_test_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values) { return gshmem::dev::test_all_vector<int64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int64_test_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values) { return gshmem::dev::test_any_vector<int64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_int64_test_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values) { return gshmem::dev::test_some_vector<int64_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value) { gshmem::dev::wait_until<uint32_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value) { gshmem::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value) { return gshmem::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value) { return gshmem::dev::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values) { gshmem::dev::wait_until_all_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values) { return gshmem::dev::wait_until_any_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values) { return gshmem::dev::wait_until_some_vector<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_uint32_test(uint32_t *ivar, int cmp, uint32_t cmp_value) { return gshmem::dev::test<uint32_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_uint32_test_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value) { return gshmem::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_test_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value) { return gshmem::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_test_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value) { return gshmem::dev::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_uint32_test_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values) { return gshmem::dev::test_all_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_test_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values) { return gshmem::dev::test_any_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values) { return gshmem::dev::test_some_vector<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value) { gshmem::dev::wait_until<uint64_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { gshmem::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { return gshmem::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value) { return gshmem::dev::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values) { gshmem::dev::wait_until_all_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values) { return gshmem::dev::wait_until_any_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values) { return gshmem::dev::wait_until_some_vector<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_uint64_test(uint64_t *ivar, int cmp, uint64_t cmp_value) { return gshmem::dev::test<uint64_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_uint64_test_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { return gshmem::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_test_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { return gshmem::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_test_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value) { return gshmem::dev::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_uint64_test_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values) { return gshmem::dev::test_all_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_test_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values) { return gshmem::dev::test_any_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values) { return gshmem::dev::test_some_vector<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_size_wait_until(size_t *ivar, int cmp, size_t cmp_value) { gshmem::dev::wait_until<size_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { gshmem::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { return gshmem::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value) { return gshmem::dev::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values) { gshmem::dev::wait_until_all_vector<size_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values) { return gshmem::dev::wait_until_any_vector<size_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *cmp_values) { return gshmem::dev::wait_until_some_vector<size_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_size_test(size_t *ivar, int cmp, size_t cmp_value) { return gshmem::dev::test<size_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_size_test_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { return gshmem::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_size_test_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { return gshmem::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_size_test_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value) { return gshmem::dev::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_size_test_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values) { return gshmem::dev::test_all_vector<size_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_size_test_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values) { return gshmem::dev::test_any_vector<size_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_size_test_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *cmp_values) { return gshmem::dev::test_some_vector<size_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value) { gshmem::dev::wait_until<ptrdiff_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { gshmem::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { return gshmem::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value) { return gshmem::dev::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE void nvshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values) { gshmem::dev::wait_until_all_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::wait_until_any_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::wait_until_some_vector<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value) { return gshmem::dev::test<ptrdiff_t>(ivar, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ptrdiff_test_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { return gshmem::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { return gshmem::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value) { return gshmem::dev::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEMI_DEVICE int nvshmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::test_all_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::test_any_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); }
+GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::test_some_vector<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values); }
 
 #undef GSHMEMI_DEVICE
 
@@ -466,6 +1185,8 @@ GSHMEMI_DEVICE void nvshmemx_getmem_nbi_block(void *dest, const void *source, si
 #include "gshmem/compat/nvshmem_types.h"
 __device__ void nvshmemx_barrier_all_warp(void);
 __device__ void nvshmemx_barrier_all_block(void);
+__device__ void nvshmemx_sync_all_warp(void);
+__device__ void nvshmemx_sync_all_block(void);
 __device__ void nvshmemx_bfloat16_put_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
 __device__ void nvshmemx_bfloat16_put_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
 __device__ void nvshmemx_bfloat16_get_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
@@ -474,6 +1195,14 @@ __device__ void nvshmemx_bfloat16_put_nbi_warp(__nv_bfloat16 *dest, const __nv_b
 __device__ void nvshmemx_bfloat16_put_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
 __device__ void nvshmemx_bfloat16_get_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
 __device__ void nvshmemx_bfloat16_get_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
+__device__ void nvshmemx_bfloat16_iput_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_bfloat16_iput_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_bfloat16_iget_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_bfloat16_iget_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_bfloat16_put_signal_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_bfloat16_put_signal_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_bfloat16_put_signal_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_bfloat16_put_signal_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_half_put_warp(__half *dest, const __half *source, size_t nelems, int pe);
 __device__ void nvshmemx_half_put_block(__half *dest, const __half *source, size_t nelems, int pe);
 __device__ void nvshmemx_half_get_warp(__half *dest, const __half *source, size_t nelems, int pe);
@@ -482,6 +1211,14 @@ __device__ void nvshmemx_half_put_nbi_warp(__half *dest, const __half *source, s
 __device__ void nvshmemx_half_put_nbi_block(__half *dest, const __half *source, size_t nelems, int pe);
 __device__ void nvshmemx_half_get_nbi_warp(__half *dest, const __half *source, size_t nelems, int pe);
 __device__ void nvshmemx_half_get_nbi_block(__half *dest, const __half *source, size_t nelems, int pe);
+__device__ void nvshmemx_half_iput_warp(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_half_iput_block(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_half_iget_warp(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_half_iget_block(__half *dest, const __half *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_half_put_signal_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_half_put_signal_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_half_put_signal_nbi_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_half_put_signal_nbi_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_float_put_warp(float *dest, const float *source, size_t nelems, int pe);
 __device__ void nvshmemx_float_put_block(float *dest, const float *source, size_t nelems, int pe);
 __device__ void nvshmemx_float_get_warp(float *dest, const float *source, size_t nelems, int pe);
@@ -490,6 +1227,14 @@ __device__ void nvshmemx_float_put_nbi_warp(float *dest, const float *source, si
 __device__ void nvshmemx_float_put_nbi_block(float *dest, const float *source, size_t nelems, int pe);
 __device__ void nvshmemx_float_get_nbi_warp(float *dest, const float *source, size_t nelems, int pe);
 __device__ void nvshmemx_float_get_nbi_block(float *dest, const float *source, size_t nelems, int pe);
+__device__ void nvshmemx_float_iput_warp(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_float_iput_block(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_float_iget_warp(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_float_iget_block(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_float_put_signal_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_float_put_signal_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_float_put_signal_nbi_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_float_put_signal_nbi_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_double_put_warp(double *dest, const double *source, size_t nelems, int pe);
 __device__ void nvshmemx_double_put_block(double *dest, const double *source, size_t nelems, int pe);
 __device__ void nvshmemx_double_get_warp(double *dest, const double *source, size_t nelems, int pe);
@@ -498,6 +1243,14 @@ __device__ void nvshmemx_double_put_nbi_warp(double *dest, const double *source,
 __device__ void nvshmemx_double_put_nbi_block(double *dest, const double *source, size_t nelems, int pe);
 __device__ void nvshmemx_double_get_nbi_warp(double *dest, const double *source, size_t nelems, int pe);
 __device__ void nvshmemx_double_get_nbi_block(double *dest, const double *source, size_t nelems, int pe);
+__device__ void nvshmemx_double_iput_warp(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_double_iput_block(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_double_iget_warp(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_double_iget_block(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_double_put_signal_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_double_put_signal_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_double_put_signal_nbi_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_double_put_signal_nbi_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_char_put_warp(char *dest, const char *source, size_t nelems, int pe);
 __device__ void nvshmemx_char_put_block(char *dest, const char *source, size_t nelems, int pe);
 __device__ void nvshmemx_char_get_warp(char *dest, const char *source, size_t nelems, int pe);
@@ -506,6 +1259,14 @@ __device__ void nvshmemx_char_put_nbi_warp(char *dest, const char *source, size_
 __device__ void nvshmemx_char_put_nbi_block(char *dest, const char *source, size_t nelems, int pe);
 __device__ void nvshmemx_char_get_nbi_warp(char *dest, const char *source, size_t nelems, int pe);
 __device__ void nvshmemx_char_get_nbi_block(char *dest, const char *source, size_t nelems, int pe);
+__device__ void nvshmemx_char_iput_warp(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_char_iput_block(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_char_iget_warp(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_char_iget_block(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_char_put_signal_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_char_put_signal_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_char_put_signal_nbi_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_char_put_signal_nbi_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_short_put_warp(short *dest, const short *source, size_t nelems, int pe);
 __device__ void nvshmemx_short_put_block(short *dest, const short *source, size_t nelems, int pe);
 __device__ void nvshmemx_short_get_warp(short *dest, const short *source, size_t nelems, int pe);
@@ -514,6 +1275,14 @@ __device__ void nvshmemx_short_put_nbi_warp(short *dest, const short *source, si
 __device__ void nvshmemx_short_put_nbi_block(short *dest, const short *source, size_t nelems, int pe);
 __device__ void nvshmemx_short_get_nbi_warp(short *dest, const short *source, size_t nelems, int pe);
 __device__ void nvshmemx_short_get_nbi_block(short *dest, const short *source, size_t nelems, int pe);
+__device__ void nvshmemx_short_iput_warp(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_short_iput_block(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_short_iget_warp(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_short_iget_block(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_short_put_signal_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_short_put_signal_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_short_put_signal_nbi_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_short_put_signal_nbi_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_schar_put_warp(signed char *dest, const signed char *source, size_t nelems, int pe);
 __device__ void nvshmemx_schar_put_block(signed char *dest, const signed char *source, size_t nelems, int pe);
 __device__ void nvshmemx_schar_get_warp(signed char *dest, const signed char *source, size_t nelems, int pe);
@@ -522,6 +1291,14 @@ __device__ void nvshmemx_schar_put_nbi_warp(signed char *dest, const signed char
 __device__ void nvshmemx_schar_put_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe);
 __device__ void nvshmemx_schar_get_nbi_warp(signed char *dest, const signed char *source, size_t nelems, int pe);
 __device__ void nvshmemx_schar_get_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe);
+__device__ void nvshmemx_schar_iput_warp(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_schar_iput_block(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_schar_iget_warp(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_schar_iget_block(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_schar_put_signal_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_schar_put_signal_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_schar_put_signal_nbi_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_schar_put_signal_nbi_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_int_put_warp(int *dest, const int *source, size_t nelems, int pe);
 __device__ void nvshmemx_int_put_block(int *dest, const int *source, size_t nelems, int pe);
 __device__ void nvshmemx_int_get_warp(int *dest, const int *source, size_t nelems, int pe);
@@ -530,6 +1307,14 @@ __device__ void nvshmemx_int_put_nbi_warp(int *dest, const int *source, size_t n
 __device__ void nvshmemx_int_put_nbi_block(int *dest, const int *source, size_t nelems, int pe);
 __device__ void nvshmemx_int_get_nbi_warp(int *dest, const int *source, size_t nelems, int pe);
 __device__ void nvshmemx_int_get_nbi_block(int *dest, const int *source, size_t nelems, int pe);
+__device__ void nvshmemx_int_iput_warp(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int_iput_block(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int_iget_warp(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int_iget_block(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int_put_signal_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int_put_signal_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int_put_signal_nbi_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int_put_signal_nbi_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_long_put_warp(long *dest, const long *source, size_t nelems, int pe);
 __device__ void nvshmemx_long_put_block(long *dest, const long *source, size_t nelems, int pe);
 __device__ void nvshmemx_long_get_warp(long *dest, const long *source, size_t nelems, int pe);
@@ -538,6 +1323,14 @@ __device__ void nvshmemx_long_put_nbi_warp(long *dest, const long *source, size_
 __device__ void nvshmemx_long_put_nbi_block(long *dest, const long *source, size_t nelems, int pe);
 __device__ void nvshmemx_long_get_nbi_warp(long *dest, const long *source, size_t nelems, int pe);
 __device__ void nvshmemx_long_get_nbi_block(long *dest, const long *source, size_t nelems, int pe);
+__device__ void nvshmemx_long_iput_warp(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_long_iput_block(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_long_iget_warp(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_long_iget_block(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_long_put_signal_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_long_put_signal_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_long_put_signal_nbi_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_long_put_signal_nbi_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_longlong_put_warp(long long *dest, const long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_longlong_put_block(long long *dest, const long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_longlong_get_warp(long long *dest, const long long *source, size_t nelems, int pe);
@@ -546,6 +1339,14 @@ __device__ void nvshmemx_longlong_put_nbi_warp(long long *dest, const long long 
 __device__ void nvshmemx_longlong_put_nbi_block(long long *dest, const long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_longlong_get_nbi_warp(long long *dest, const long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_longlong_get_nbi_block(long long *dest, const long long *source, size_t nelems, int pe);
+__device__ void nvshmemx_longlong_iput_warp(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_longlong_iput_block(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_longlong_iget_warp(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_longlong_iget_block(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_longlong_put_signal_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_longlong_put_signal_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_longlong_put_signal_nbi_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_longlong_put_signal_nbi_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_uchar_put_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 __device__ void nvshmemx_uchar_put_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 __device__ void nvshmemx_uchar_get_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
@@ -554,6 +1355,14 @@ __device__ void nvshmemx_uchar_put_nbi_warp(unsigned char *dest, const unsigned 
 __device__ void nvshmemx_uchar_put_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 __device__ void nvshmemx_uchar_get_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 __device__ void nvshmemx_uchar_get_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+__device__ void nvshmemx_uchar_iput_warp(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uchar_iput_block(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uchar_iget_warp(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uchar_iget_block(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uchar_put_signal_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uchar_put_signal_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uchar_put_signal_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uchar_put_signal_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_ushort_put_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 __device__ void nvshmemx_ushort_put_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 __device__ void nvshmemx_ushort_get_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
@@ -562,6 +1371,14 @@ __device__ void nvshmemx_ushort_put_nbi_warp(unsigned short *dest, const unsigne
 __device__ void nvshmemx_ushort_put_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 __device__ void nvshmemx_ushort_get_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 __device__ void nvshmemx_ushort_get_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+__device__ void nvshmemx_ushort_iput_warp(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ushort_iput_block(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ushort_iget_warp(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ushort_iget_block(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ushort_put_signal_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ushort_put_signal_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ushort_put_signal_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ushort_put_signal_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_uint_put_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint_put_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint_get_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
@@ -570,6 +1387,14 @@ __device__ void nvshmemx_uint_put_nbi_warp(unsigned int *dest, const unsigned in
 __device__ void nvshmemx_uint_put_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint_get_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint_get_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+__device__ void nvshmemx_uint_iput_warp(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint_iput_block(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint_iget_warp(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint_iget_block(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint_put_signal_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint_put_signal_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint_put_signal_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint_put_signal_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_ulong_put_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulong_put_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulong_get_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
@@ -578,6 +1403,14 @@ __device__ void nvshmemx_ulong_put_nbi_warp(unsigned long *dest, const unsigned 
 __device__ void nvshmemx_ulong_put_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulong_get_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulong_get_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+__device__ void nvshmemx_ulong_iput_warp(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulong_iput_block(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulong_iget_warp(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulong_iget_block(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulong_put_signal_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ulong_put_signal_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ulong_put_signal_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ulong_put_signal_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_ulonglong_put_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulonglong_put_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulonglong_get_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
@@ -586,6 +1419,14 @@ __device__ void nvshmemx_ulonglong_put_nbi_warp(unsigned long long *dest, const 
 __device__ void nvshmemx_ulonglong_put_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulonglong_get_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 __device__ void nvshmemx_ulonglong_get_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+__device__ void nvshmemx_ulonglong_iput_warp(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulonglong_iput_block(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulonglong_iget_warp(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulonglong_iget_block(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ulonglong_put_signal_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ulonglong_put_signal_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ulonglong_put_signal_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ulonglong_put_signal_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_int8_put_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int8_put_block(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int8_get_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe);
@@ -594,6 +1435,14 @@ __device__ void nvshmemx_int8_put_nbi_warp(int8_t *dest, const int8_t *source, s
 __device__ void nvshmemx_int8_put_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int8_get_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int8_get_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_int8_iput_warp(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int8_iput_block(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int8_iget_warp(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int8_iget_block(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int8_put_signal_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int8_put_signal_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int8_put_signal_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int8_put_signal_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_int16_put_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int16_put_block(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int16_get_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe);
@@ -602,6 +1451,14 @@ __device__ void nvshmemx_int16_put_nbi_warp(int16_t *dest, const int16_t *source
 __device__ void nvshmemx_int16_put_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int16_get_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int16_get_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_int16_iput_warp(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int16_iput_block(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int16_iget_warp(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int16_iget_block(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int16_put_signal_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int16_put_signal_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int16_put_signal_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int16_put_signal_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_int32_put_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int32_put_block(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int32_get_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe);
@@ -610,6 +1467,14 @@ __device__ void nvshmemx_int32_put_nbi_warp(int32_t *dest, const int32_t *source
 __device__ void nvshmemx_int32_put_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int32_get_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int32_get_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_int32_iput_warp(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int32_iput_block(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int32_iget_warp(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int32_iget_block(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int32_put_signal_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int32_put_signal_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int32_put_signal_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int32_put_signal_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_int64_put_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int64_put_block(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int64_get_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe);
@@ -618,6 +1483,14 @@ __device__ void nvshmemx_int64_put_nbi_warp(int64_t *dest, const int64_t *source
 __device__ void nvshmemx_int64_put_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int64_get_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_int64_get_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_int64_iput_warp(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int64_iput_block(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int64_iget_warp(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int64_iget_block(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_int64_put_signal_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int64_put_signal_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int64_put_signal_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_int64_put_signal_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_uint8_put_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint8_put_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint8_get_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
@@ -626,6 +1499,14 @@ __device__ void nvshmemx_uint8_put_nbi_warp(uint8_t *dest, const uint8_t *source
 __device__ void nvshmemx_uint8_put_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint8_get_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint8_get_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_uint8_iput_warp(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint8_iput_block(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint8_iget_warp(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint8_iget_block(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint8_put_signal_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint8_put_signal_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint8_put_signal_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint8_put_signal_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_uint16_put_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint16_put_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint16_get_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
@@ -634,6 +1515,14 @@ __device__ void nvshmemx_uint16_put_nbi_warp(uint16_t *dest, const uint16_t *sou
 __device__ void nvshmemx_uint16_put_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint16_get_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint16_get_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_uint16_iput_warp(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint16_iput_block(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint16_iget_warp(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint16_iget_block(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint16_put_signal_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint16_put_signal_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint16_put_signal_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint16_put_signal_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_uint32_put_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint32_put_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint32_get_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
@@ -642,6 +1531,14 @@ __device__ void nvshmemx_uint32_put_nbi_warp(uint32_t *dest, const uint32_t *sou
 __device__ void nvshmemx_uint32_put_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint32_get_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint32_get_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_uint32_iput_warp(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint32_iput_block(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint32_iget_warp(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint32_iget_block(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint32_put_signal_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint32_put_signal_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint32_put_signal_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint32_put_signal_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_uint64_put_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint64_put_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint64_get_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
@@ -650,6 +1547,14 @@ __device__ void nvshmemx_uint64_put_nbi_warp(uint64_t *dest, const uint64_t *sou
 __device__ void nvshmemx_uint64_put_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint64_get_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_uint64_get_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_uint64_iput_warp(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint64_iput_block(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint64_iget_warp(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint64_iget_block(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_uint64_put_signal_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint64_put_signal_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint64_put_signal_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_uint64_put_signal_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_size_put_warp(size_t *dest, const size_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_size_put_block(size_t *dest, const size_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_size_get_warp(size_t *dest, const size_t *source, size_t nelems, int pe);
@@ -658,6 +1563,14 @@ __device__ void nvshmemx_size_put_nbi_warp(size_t *dest, const size_t *source, s
 __device__ void nvshmemx_size_put_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_size_get_nbi_warp(size_t *dest, const size_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_size_get_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_size_iput_warp(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_size_iput_block(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_size_iget_warp(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_size_iget_block(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_size_put_signal_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_size_put_signal_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_size_put_signal_nbi_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_size_put_signal_nbi_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_ptrdiff_put_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_ptrdiff_put_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_ptrdiff_get_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
@@ -666,6 +1579,14 @@ __device__ void nvshmemx_ptrdiff_put_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *
 __device__ void nvshmemx_ptrdiff_put_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_ptrdiff_get_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 __device__ void nvshmemx_ptrdiff_get_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+__device__ void nvshmemx_ptrdiff_iput_warp(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ptrdiff_iput_block(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ptrdiff_iget_warp(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ptrdiff_iget_block(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_ptrdiff_put_signal_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ptrdiff_put_signal_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ptrdiff_put_signal_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_ptrdiff_put_signal_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_put8_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_put8_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get8_warp(void *dest, const void *source, size_t nelems, int pe);
@@ -674,6 +1595,14 @@ __device__ void nvshmemx_put8_nbi_warp(void *dest, const void *source, size_t ne
 __device__ void nvshmemx_put8_nbi_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get8_nbi_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get8_nbi_block(void *dest, const void *source, size_t nelems, int pe);
+__device__ void nvshmemx_iput8_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iput8_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget8_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget8_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_put8_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put8_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put8_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put8_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_put16_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_put16_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get16_warp(void *dest, const void *source, size_t nelems, int pe);
@@ -682,6 +1611,14 @@ __device__ void nvshmemx_put16_nbi_warp(void *dest, const void *source, size_t n
 __device__ void nvshmemx_put16_nbi_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get16_nbi_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get16_nbi_block(void *dest, const void *source, size_t nelems, int pe);
+__device__ void nvshmemx_iput16_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iput16_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget16_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget16_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_put16_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put16_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put16_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put16_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_put32_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_put32_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get32_warp(void *dest, const void *source, size_t nelems, int pe);
@@ -690,6 +1627,14 @@ __device__ void nvshmemx_put32_nbi_warp(void *dest, const void *source, size_t n
 __device__ void nvshmemx_put32_nbi_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get32_nbi_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get32_nbi_block(void *dest, const void *source, size_t nelems, int pe);
+__device__ void nvshmemx_iput32_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iput32_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget32_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget32_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_put32_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put32_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put32_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put32_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_put64_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_put64_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get64_warp(void *dest, const void *source, size_t nelems, int pe);
@@ -698,6 +1643,14 @@ __device__ void nvshmemx_put64_nbi_warp(void *dest, const void *source, size_t n
 __device__ void nvshmemx_put64_nbi_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get64_nbi_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get64_nbi_block(void *dest, const void *source, size_t nelems, int pe);
+__device__ void nvshmemx_iput64_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iput64_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget64_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget64_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_put64_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put64_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put64_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put64_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_put128_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_put128_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get128_warp(void *dest, const void *source, size_t nelems, int pe);
@@ -706,6 +1659,14 @@ __device__ void nvshmemx_put128_nbi_warp(void *dest, const void *source, size_t 
 __device__ void nvshmemx_put128_nbi_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get128_nbi_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void nvshmemx_get128_nbi_block(void *dest, const void *source, size_t nelems, int pe);
+__device__ void nvshmemx_iput128_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iput128_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget128_warp(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_iget128_block(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+__device__ void nvshmemx_put128_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put128_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put128_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_put128_signal_nbi_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_putmem_warp(void *dest, const void *source, size_t bytes, int pe);
 __device__ void nvshmemx_putmem_block(void *dest, const void *source, size_t bytes, int pe);
 __device__ void nvshmemx_getmem_warp(void *dest, const void *source, size_t bytes, int pe);
@@ -714,4 +1675,8 @@ __device__ void nvshmemx_putmem_nbi_warp(void *dest, const void *source, size_t 
 __device__ void nvshmemx_putmem_nbi_block(void *dest, const void *source, size_t bytes, int pe);
 __device__ void nvshmemx_getmem_nbi_warp(void *dest, const void *source, size_t bytes, int pe);
 __device__ void nvshmemx_getmem_nbi_block(void *dest, const void *source, size_t bytes, int pe);
+__device__ void nvshmemx_putmem_signal_warp(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_putmem_signal_block(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ void nvshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 #endif  // __CUDA_ARCH__
