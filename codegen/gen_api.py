@@ -663,6 +663,28 @@ def gen_gpu_names_test(types):
     return "\n".join(out)
 
 
+def gen_type_lists(types):
+    """X-macro lists of the types of each family, for tests: X(NAME, C_TYPE) per type."""
+    lists = [
+        ("RMA", lambda c: "RMA" in c and "FP16" not in c, "the RMA types without the 16-bit floats"),
+        ("RMA_FP16", lambda c: "RMA" in c and "FP16" in c, "the 16-bit float RMA types (need cuda_fp16.h)"),
+        ("WAIT", lambda c: "WAIT" in c, "the types of the wait and test calls"),
+        ("AMO_STD", lambda c: "AMO_STD" in c, "the standard AMO types"),
+        ("AMO_BIT", lambda c: "AMO_BIT" in c, "the bitwise AMO types"),
+        ("AMO_EXT", lambda c: "AMO_EXT" in c, "the extended AMO types"),
+    ]
+    out = [f"// {HEADER_NOTE}",
+           "// The types of each API family as X-macro lists, X(NAME, C_TYPE), so that tests cover every type",
+           "// of codegen/types.def without listing them again.",
+           "#pragma once", ""]
+    for name, keep, doc in lists:
+        out.append(f"// {doc}")
+        rows = [f"X({t['name']}, {t['ctype']})" for t in types if keep(t["classes"])]
+        out.append(f"#define GSHMEMT_TYPES_{name}(X) " + " ".join(rows))
+        out.append("")
+    return "\n".join(out)
+
+
 OUTPUTS = {
     "include/gshmem/compat/gen/nvshmem_host.h": gen_host_header,
     "include/gshmem/compat/gen/nvshmem_device.cuh": gen_device_header,
@@ -671,6 +693,7 @@ OUTPUTS = {
     "codegen/gen/device_names.txt": gen_device_name_list,
     "test/gpu/gen/rma_names.cuh": gen_gpu_names_test,
     "test/compile/gen/all_names.cu": gen_all_names_test,
+    "test/gen/type_lists.h": gen_type_lists,
 }
 
 

@@ -75,6 +75,41 @@ int main(int argc, char** argv) {
     if (me == 0) nvshmem_global_exit(5);
     nvshmem_barrier_all();
     sleep(30);
+  } else if (c == "bad_cmp") {  // fatal on PE 0: not a comparison constant
+    if (me == 0) nvshmem_int_wait_until(reinterpret_cast<int*>(buf), 42, 0);
+    nvshmem_barrier_all();
+  } else if (c == "bad_sig_op") {  // fatal on PE 0: not a signal operation
+    if (me == 0) nvshmemx_signal_op(reinterpret_cast<uint64_t*>(buf), 1, 3, 1 % npes);
+    nvshmem_barrier_all();
+  } else if (c == "atomic_invalid_pe") {  // fatal on PE 0
+    if (me == 0) nvshmem_int_atomic_add(reinterpret_cast<int*>(buf), 1, npes + 3);
+    nvshmem_barrier_all();
+  } else if (c == "atomic_non_heap") {  // fatal on PE 0: the target is on the stack
+    long stack_word = 0;
+    if (me == 0) (void)nvshmem_long_atomic_fetch(&stack_word, 0);
+    nvshmem_barrier_all();
+  } else if (c == "atomic_misaligned") {  // fatal on PE 0: a 4-byte atomic at an odd address
+    if (me == 0) nvshmem_int_atomic_inc(reinterpret_cast<int*>(buf + 1), 0);
+    nvshmem_barrier_all();
+  } else if (c == "wait_non_heap") {  // fatal on PE 0: ivars on the stack
+    int stack_ivar = 0;
+    if (me == 0) nvshmem_int_wait_until(&stack_ivar, NVSHMEM_CMP_EQ, 1);
+    nvshmem_barrier_all();
+  } else if (c == "zero_stride") {  // fatal on PE 0
+    if (me == 0) nvshmem_int_iput(reinterpret_cast<int*>(buf), reinterpret_cast<int*>(local), 0, 1, 4, 0);
+    nvshmem_barrier_all();
+  } else if (c == "slow_wait") {  // PE 0 waits ~2.5 s for PE 1: warned (GSHMEM_WAIT_WARN=1), then done
+    int* flag = reinterpret_cast<int*>(buf);
+    nvshmem_barrier_all();
+    if (me == 1 % npes) {
+      usleep(2500 * 1000);
+      nvshmem_int_atomic_set(flag, 7, 0);
+    }
+    if (me == 0) {
+      nvshmem_int_wait_until(flag, NVSHMEM_CMP_EQ, 7);
+      std::printf("PE 0: the slow wait ended\n");
+    }
+    nvshmem_barrier_all();
   } else if (c == "late") {
     nvshmem_barrier_all();
   } else {
