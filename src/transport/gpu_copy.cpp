@@ -146,6 +146,15 @@ class GpuTransport final : public Transport {
     return GSHMEM_SUCCESS;
   }
   Status quiet_on_stream(void* stream) override {
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    GSHMEM_CU_CHECK(cuStreamIsCapturing, static_cast<CUstream>(stream), &capture);
+    if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+      // A graph being captured may not wait for an event of another stream. What the internal
+      // stream holds was issued before the graph runs, so complete it now; the graph's own
+      // operations are ordered by its edges.
+      GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
+      return GSHMEM_SUCCESS;
+    }
     GSHMEM_CU_CHECK(cuEventRecord, event_, stream_);
     GSHMEM_CU_CHECK(cuStreamWaitEvent, static_cast<CUstream>(stream), event_, 0);
     return GSHMEM_SUCCESS;

@@ -64,6 +64,7 @@ namespace gshmem {
   X(cuStreamSynchronize, 2000)             \
   X(cuStreamQuery, 2000)                   \
   X(cuStreamWaitEvent, 3020)               \
+  X(cuStreamIsCapturing, 10000)            \
   X(cuEventCreate, 2000)                   \
   X(cuEventDestroy, 4000)                  \
   X(cuEventRecord, 2000)                   \
