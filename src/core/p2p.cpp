@@ -313,11 +313,11 @@ void Runtime::wait_on_stream(const WaitCall& c, void* stream, const char* api) {
   const size_t bytes = static_cast<size_t>(wait_kind_bytes(c.kind));
   if (c.n == 0) return;
   check_local(c.ivars, c.n * bytes, bytes, "ivars", api);
-  if (c.status && !transport_->device_can_read(c.status)) {
+  if (c.status && !heap_.contains(c.status, c.n * sizeof(int)) && !transport_->device_can_read(c.status)) {
     log::fatal("%s: status %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                static_cast<const void*>(c.status));
   }
-  if (c.values && !transport_->device_can_read(c.values)) {
+  if (c.values && !heap_.contains(c.values, c.n * bytes) && !transport_->device_can_read(c.values)) {
     log::fatal("%s: cmp_values %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                c.values);
   }

@@ -52,21 +52,13 @@ class GpuTransport final : public Transport {
   Status copy_strided(void* dst, size_t dst_stride, const void* src, size_t src_stride, size_t elem, size_t count,
                       Completion completion, void* stream) override {
     CUstream s = pick(completion, stream);
+    // Unified addressing tells the driver where each side is (device, pinned or pageable host
+    // memory, or a peer's mapped heap).
     CUDA_MEMCPY2D m{};
-    if (known(src)) {
-      m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
-      m.srcDevice = reinterpret_cast<CUdeviceptr>(src);
-    } else {
-      m.srcMemoryType = CU_MEMORYTYPE_HOST;
-      m.srcHost = src;
-    }
-    if (known(dst)) {
-      m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
-      m.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
-    } else {
-      m.dstMemoryType = CU_MEMORYTYPE_HOST;
-      m.dstHost = dst;
-    }
+    m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+    m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
     m.srcPitch = src_stride;
     m.dstPitch = dst_stride;
     m.WidthInBytes = elem;
