@@ -15,8 +15,8 @@
 //    (compare_swap compares the bits).
 //
 // On a load/store peer each operation is one system-scope instruction on the peer's mapped word:
-// red (no result) or atom (with result) for the read-modify-writes, ld.relaxed.sys for fetch and
-// st.relaxed.sys for set.
+// red.relaxed.sys (no result: the thread does not wait for the reply) or atom.sys (with result)
+// for the read-modify-writes, ld.relaxed.sys for fetch and st.relaxed.sys for set.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -66,8 +66,7 @@ __device__ __forceinline__ T atomic_fetch_add(T* dest, T value, int pe) {
 template <class T>
 __device__ __forceinline__ void atomic_add(T* dest, T value, int pe) {
   static_assert(detail_amo::kArithmetic<T>, "add needs an integer type");
-  // The result is unused: the compiler emits red.add.sys, which does not wait for a reply.
-  atomicAdd_system(detail_amo::target(dest, pe), detail_amo::bits(value));
+  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAdd>(detail_amo::target(dest, pe), detail_amo::bits(value));
 }
 template <class T>
 __device__ __forceinline__ T atomic_fetch_inc(T* dest, int pe) {
@@ -103,7 +102,8 @@ __device__ __forceinline__ T atomic_fetch_and(T* dest, T value, int pe) {
 }
 template <class T>
 __device__ __forceinline__ void atomic_and(T* dest, T value, int pe) {
-  (void)atomic_fetch_and<T>(dest, value, pe);
+  static_assert(detail_amo::kArithmetic<T>, "and needs an integer type");
+  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAnd>(detail_amo::target(dest, pe), detail_amo::bits(value));
 }
 template <class T>
 __device__ __forceinline__ T atomic_fetch_or(T* dest, T value, int pe) {
@@ -112,7 +112,8 @@ __device__ __forceinline__ T atomic_fetch_or(T* dest, T value, int pe) {
 }
 template <class T>
 __device__ __forceinline__ void atomic_or(T* dest, T value, int pe) {
-  (void)atomic_fetch_or<T>(dest, value, pe);
+  static_assert(detail_amo::kArithmetic<T>, "or needs an integer type");
+  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kOr>(detail_amo::target(dest, pe), detail_amo::bits(value));
 }
 template <class T>
 __device__ __forceinline__ T atomic_fetch_xor(T* dest, T value, int pe) {
@@ -121,7 +122,8 @@ __device__ __forceinline__ T atomic_fetch_xor(T* dest, T value, int pe) {
 }
 template <class T>
 __device__ __forceinline__ void atomic_xor(T* dest, T value, int pe) {
-  (void)atomic_fetch_xor<T>(dest, value, pe);
+  static_assert(detail_amo::kArithmetic<T>, "xor needs an integer type");
+  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kXor>(detail_amo::target(dest, pe), detail_amo::bits(value));
 }
 
 }  // namespace dev

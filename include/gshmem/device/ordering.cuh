@@ -70,6 +70,33 @@ __device__ __forceinline__ void store_relaxed_sys(T* p, T v) {
   }
 }
 
+// Reductions at system scope that return nothing (red): the issuing thread does not wait for the
+// reply, which an atom with an unused result would make it do. Words of 4 or 8 bytes.
+enum class RedOp { kAdd, kAnd, kOr, kXor };
+template <RedOp Op, class W>
+__device__ __forceinline__ void red_relaxed_sys(W* p, W v) {
+  static_assert(sizeof(W) == 4 || sizeof(W) == 8, "4 or 8 bytes");
+  if constexpr (sizeof(W) == 4) {
+    const unsigned x = static_cast<unsigned>(v);
+    if constexpr (Op == RedOp::kAdd)
+      asm volatile("red.relaxed.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+    if constexpr (Op == RedOp::kAnd)
+      asm volatile("red.relaxed.sys.global.and.b32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+    if constexpr (Op == RedOp::kOr) asm volatile("red.relaxed.sys.global.or.b32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+    if constexpr (Op == RedOp::kXor)
+      asm volatile("red.relaxed.sys.global.xor.b32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+  } else {
+    const unsigned long long x = static_cast<unsigned long long>(v);
+    if constexpr (Op == RedOp::kAdd)
+      asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
+    if constexpr (Op == RedOp::kAnd)
+      asm volatile("red.relaxed.sys.global.and.b64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
+    if constexpr (Op == RedOp::kOr) asm volatile("red.relaxed.sys.global.or.b64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
+    if constexpr (Op == RedOp::kXor)
+      asm volatile("red.relaxed.sys.global.xor.b64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
+  }
+}
+
 // The poll of every wait: the first polls back to back (a signal that is already on its way
 // arrives within a microsecond), then with a sleep that doubles up to ~1 us, so that a long wait
 // neither floods the memory system nor delays the wake-up by more than that.

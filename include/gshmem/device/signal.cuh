@@ -46,7 +46,7 @@ __device__ __forceinline__ void update(uint64_t* sig_addr, uint64_t signal, int 
   if (sig_op == NVSHMEM_SIGNAL_SET) {
     gshmem::detail::store_relaxed_sys(remote, signal);
   } else if (sig_op == NVSHMEM_SIGNAL_ADD) {
-    atomicAdd_system(reinterpret_cast<unsigned long long*>(remote), static_cast<unsigned long long>(signal));
+    gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAdd>(remote, signal);
   } else {
     bad_signal_op(sig_op);
   }
