@@ -576,7 +576,11 @@ def gen_all_names_test(types):
     out += ["", "void gshmemt_all_host_names(void *gshmemt_ptr) {"]
     for e in host:
         out += guarded([(e.guard, f"  {e.name}({call_args(e.params)});")])
-    out += ["}", "", "int main() { return 0; }", ""]
+    out += ["  // The collective launch is written by hand (C++, inline, over the CUDA runtime).",
+            "  int grid = 0;",
+            "  nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);",
+            "  nvshmemx_collective_launch(gshmemt_ptr, dim3(1), dim3(1), nullptr, 0, cudaStream_t{});",
+            "}", "", "int main() { return 0; }", ""]
     return "\n".join(out)
 
 

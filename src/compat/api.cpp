@@ -5,6 +5,7 @@
 #include "compat/entry.h"
 #include "core/module_registry.h"
 #include "core/runtime.h"
+#include "gshmem/compat/collective_launch.h"
 #include "util/log.h"
 
 namespace gshmem {

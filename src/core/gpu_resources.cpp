@@ -75,6 +75,13 @@ class CudaGpuResources final : public GpuResources {
 
   Status barrier(void* stream) override {
     CUstream s = static_cast<CUstream>(stream ? stream : internal_stream_);
+    if (!stream) {
+      // The host barrier orders after the work the program queued on the legacy default stream
+      // (cudaMemset, kernels): NVSHMEM programs initialise buffers that way, then enter a barrier
+      // and expect peers to see the result. The internal stream does not block on its own.
+      GSHMEM_CU_CHECK(cuEventRecord, legacy_done_, CU_STREAM_LEGACY);
+      GSHMEM_CU_CHECK(cuStreamWaitEvent, internal_stream_, legacy_done_, 0);
+    }
     GSHMEM_CU_CHECK(cuLaunchKernel, barrier_fn_, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
     if (stream) return GSHMEM_SUCCESS;
     // Wait for the kernel; if it takes long, say which PEs have not arrived.
@@ -98,13 +105,16 @@ class CudaGpuResources final : public GpuResources {
     }
   }
 
-  // Reads this PE's barrier flags and sequence (on the legacy stream, which does not wait for the
-  // non-blocking internal stream) and names the PEs that have not reached the current barrier.
+  // Reads this PE's barrier flags and sequence (on a stream of its own, which waits neither for the
+  // internal stream nor for the default stream) and names the PEs that have not reached the current
+  // barrier.
   void report_missing(double waited) {
     std::vector<uint64_t> flags(static_cast<size_t>(npes_));
     uint64_t seq = 0;
-    if (cu().cuMemcpyDtoH(flags.data(), reinterpret_cast<CUdeviceptr>(flags_), flags.size() * 8) != CUDA_SUCCESS ||
-        cu().cuMemcpyDtoH(&seq, barrier_seq_, 8) != CUDA_SUCCESS) {
+    if (cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(flags.data()), reinterpret_cast<CUdeviceptr>(flags_),
+                           flags.size() * 8, watch_stream_) != CUDA_SUCCESS ||
+        cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(&seq), barrier_seq_, 8, watch_stream_) != CUDA_SUCCESS ||
+        cu().cuStreamSynchronize(watch_stream_) != CUDA_SUCCESS) {
       return;
     }
     std::string missing;
@@ -114,7 +124,9 @@ class CudaGpuResources final : public GpuResources {
                                static_cast<unsigned long long>(flags[pe]));
     }
     GSHMEM_WARN(kColl, "nvshmem_barrier_all has waited %.0f s in barrier %llu for PEs %s (GSHMEM_WAIT_WARN)", waited,
-                static_cast<unsigned long long>(seq), missing.empty() ? "(none: it is finishing)" : missing.c_str());
+                static_cast<unsigned long long>(seq),
+                missing.empty() ? "(none: it waits for work queued before it on the default stream, or is finishing)"
+                                : missing.c_str());
   }
 
   void synchronize() override {
@@ -127,6 +139,8 @@ class CudaGpuResources final : public GpuResources {
     destroyed_ = true;
     stop_exit_watcher();
     synchronize();
+    if (legacy_done_) cu().cuEventDestroy(legacy_done_);
+    if (watch_stream_) cu().cuStreamDestroy(watch_stream_);
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
     if (module_) cu().cuModuleUnload(module_);
     if (peer_table_) cu().cuMemFree(peer_table_);
@@ -168,6 +182,8 @@ class CudaGpuResources final : public GpuResources {
   bool retained_ = false;
   bool destroyed_ = false;
   CUstream internal_stream_ = nullptr;
+  CUevent legacy_done_ = nullptr;    // recorded on the legacy default stream before a host barrier
+  CUstream watch_stream_ = nullptr;  // reads the barrier state for the slow-barrier warning
   CUmodule module_ = nullptr;
   CUfunction barrier_fn_ = nullptr;
   CUdeviceptr module_state_ = 0;
@@ -291,6 +307,8 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_CHECK(make_gpu_memory_provider(static_cast<int>(res->device_), &provider));
   GSHMEM_CHECK(rt.setup_heap(std::move(provider)));
   GSHMEM_CU_CHECK(cuStreamCreate, &res->internal_stream_, CU_STREAM_NON_BLOCKING);
+  GSHMEM_CU_CHECK(cuEventCreate, &res->legacy_done_, CU_EVENT_DISABLE_TIMING);
+  GSHMEM_CU_CHECK(cuStreamCreate, &res->watch_stream_, CU_STREAM_NON_BLOCKING);
 
   // Device-side arrays of the state.
   const int n = boot.size();

@@ -11,8 +11,8 @@
 //  - Atomics are relaxed: they order nothing else. fence() orders them with later puts and atomics to
 //    the same PE, quiet() completes them.
 //  - T is 4 or 8 bytes (the standard, extended and bitwise AMO types of NVSHMEM); signed arithmetic
-//    wraps as in two's complement. float and double allow only fetch, set, swap and compare_swap
-//    (compare_swap compares the bits).
+//    wraps as in two's complement. float and double (the extended types) have only fetch, set and
+//    swap, as in NVSHMEM; the native compare_swap would compare their bits.
 //
 // On a load/store peer each operation is one system-scope instruction on the peer's mapped word:
 // red.relaxed.sys (no result: the thread does not wait for the reply) or atom.sys (with result)

@@ -86,10 +86,21 @@ __device__ __forceinline__ void p(T* dest, const T value, int pe) {
   *reinterpret_cast<T*>(peer_address(dest, pe)) = value;
 }
 
+// g reads the peer's value as it is now: a morally-strong load (not cached in L1, never merged
+// with another g or hoisted out of a loop), so polling a peer's variable with g terminates.
 template <class T>
 __device__ __forceinline__ T g(const T* source, int pe) {
   detail_rma::check(source, sizeof(T), pe);
-  return *reinterpret_cast<const T*>(peer_address(source, pe));
+  const T* remote = reinterpret_cast<const T*>(peer_address(source, pe));
+  if constexpr (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+    return gshmem::detail::load_relaxed_sys(remote);
+  } else {
+    static_assert(sizeof(T) == 1, "g reads 1, 2, 4 or 8 bytes");
+    T v;
+    unsigned char b = *reinterpret_cast<const volatile unsigned char*>(remote);
+    __builtin_memcpy(&v, &b, 1);
+    return v;
+  }
 }
 
 template <Scope S = Scope::kThread>

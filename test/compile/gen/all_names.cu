@@ -2393,6 +2393,10 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmemx_ptrdiff_wait_until_on_stream(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<cudaStream_t>());
   nvshmemx_ptrdiff_wait_until_all_on_stream(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<cudaStream_t>());
   nvshmemx_ptrdiff_wait_until_all_vector_on_stream(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<cudaStream_t>());
+  // The collective launch is written by hand (C++, inline, over the CUDA runtime).
+  int grid = 0;
+  nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);
+  nvshmemx_collective_launch(gshmemt_ptr, dim3(1), dim3(1), nullptr, 0, cudaStream_t{});
 }
 
 int main() { return 0; }
