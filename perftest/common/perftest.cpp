@@ -43,7 +43,7 @@ void print_usage(const char *prog) {
       "  -d, --datatype T            int, long, longlong, ulonglong, size, ptrdiff, float, double, uint,\n"
       "                              int32, uint32, int64, uint64, fp16, bf16 [int]\n"
       "  -o, --reduce_op OP          min, max, sum, prod, and, or, xor [sum]\n"
-      "  -s, --scope S               thread, warp, block, all [all]\n"
+      "  -s, --scope S               thread, warp, block, all [all] (a number is ignored, as NVSHMEM does)\n"
       "  -i, --stride N              stride between elements [1]\n"
       "  -a, --atomic_op OP          inc, fetch_inc, set, add, fetch_add, and, fetch_and, or, fetch_or,\n"
       "                              xor, fetch_xor, swap, compare_swap [inc]\n"
@@ -51,6 +51,7 @@ void print_usage(const char *prog) {
       "      --dir read|write        get (read) or put (write) [write]\n"
       "      --issue on_stream|host  host operations ordered on a CUDA stream or issued by the CPU [on_stream]\n"
       "      --cudagraph             capture the on-stream operations in a CUDA graph\n"
+      "      --report_msgrate        bandwidth tests also print the message rate (MMPS)\n"
       "  -h, --help                  this text\n"
       "Each test uses only the options that apply to it.\n",
       prog);
@@ -139,7 +140,15 @@ const char *dir_name(PerftestDir d) { return d == PerftestDir::kWrite ? "write" 
 const char *issue_name(PerftestIssue i) { return i == PerftestIssue::kHost ? "host" : "on_stream"; }
 
 // Long-only options get values above any character.
-enum LongOnly { kOptBidir = 256, kOptDir, kOptIssue, kOptCudagraph };
+enum LongOnly { kOptBidir = 256, kOptDir, kOptIssue, kOptCudagraph, kOptReportMsgrate };
+
+bool all_digits(const char *s) {
+  if (*s == '\0') return false;
+  for (; *s != '\0'; ++s) {
+    if (*s < '0' || *s > '9') return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -174,6 +183,7 @@ void perftest_parse_args(int argc, char **argv, PerftestOptions *opts) {
       {"dir", required_argument, nullptr, kOptDir},
       {"issue", required_argument, nullptr, kOptIssue},
       {"cudagraph", no_argument, nullptr, kOptCudagraph},
+      {"report_msgrate", no_argument, nullptr, kOptReportMsgrate},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
@@ -232,6 +242,9 @@ void perftest_parse_args(int argc, char **argv, PerftestOptions *opts) {
           opts->scope = PerftestScope::kBlock;
         } else if (std::strcmp(optarg, "all") == 0) {
           opts->scope = PerftestScope::kAll;
+        } else if (all_digits(optarg)) {
+          // NVSHMEM's shmem_p_bw.args passes "-s 1", which NVSHMEM's parser ignores: so does this one.
+          if (is_pe0()) std::printf("Note: -s %s is not a scope and is ignored\n", optarg);
         } else {
           usage_error("unknown -s/--scope '%s' (thread, warp, block or all)", optarg);
         }
@@ -267,6 +280,9 @@ void perftest_parse_args(int argc, char **argv, PerftestOptions *opts) {
       case kOptCudagraph:
         opts->use_graph = true;
         break;
+      case kOptReportMsgrate:
+        opts->report_msgrate = true;
+        break;
       case 'h':
         if (is_pe0()) print_usage(argv[0]);
         finish(0);
@@ -276,7 +292,13 @@ void perftest_parse_args(int argc, char **argv, PerftestOptions *opts) {
         usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);
+  if (optind < argc) {
+    // NVSHMEM's shmem_atomic_ping_pong_latency.args names operations without -a (and NVSHMEM ignores
+    // them): say how to choose one rather than measuring another in silence.
+    if (one_of(argv[optind], kAtomicOps))
+      usage_error("unexpected argument '%s' (to choose the atomic operation, use -a)", argv[optind]);
+    usage_error("unexpected argument '%s'", argv[optind]);
+  }
   if (opts->min_size > opts->max_size) usage_error("%s", "-b/--min_size is larger than -e/--max_size");
   perftest_print_options(*opts);
 }
@@ -332,6 +354,40 @@ void print_table_basic(const char *job_name, const char *subjob_name, const char
     for (int i = 0; i < num_entries; ++i) {
       if (sizes[i] == 0 || values[i] == 0.0) continue;
       std::printf("%-10lu  %-8s  %-16.6lf\n", static_cast<unsigned long>(sizes[i]), subjob_name, values[i]);
+    }
+  }
+  std::fflush(stdout);
+}
+
+void print_table_v1(const char *job_name, const char *type_name, const char *redop, const char *scope, size_t elem_size,
+                    double busbw_factor, const size_t *sizes, const double *latency_us, int num_entries) {
+  if (!is_pe0()) return;
+  const char *mro = std::getenv("NVSHMEM_MACHINE_READABLE_OUTPUT");
+  if (mro != nullptr && std::atoi(mro) != 0) {
+    std::string subjob = std::string(type_name) + (redop != nullptr ? std::string("-") + redop : "") + "-" + scope;
+    const char *prefix = "&&&& PERF";
+    std::printf("%s\n", job_name);
+    for (int i = 0; i < num_entries; ++i) {
+      if (sizes[i] == 0 || latency_us[i] == 0.0) continue;
+      const double algbw = static_cast<double>(sizes[i]) / (latency_us[i] * 1e3);
+      std::printf("%s %s___%s___size__%zu___latency %lf -us\n", prefix, job_name, subjob.c_str(), sizes[i],
+                  latency_us[i]);
+      std::printf("%s %s___%s___size__%zu___algbw %lf +GB/s\n", prefix, job_name, subjob.c_str(), sizes[i], algbw);
+      std::printf("%s %s___%s___size__%zu___busbw %lf +GB/s\n", prefix, job_name, subjob.c_str(), sizes[i],
+                  algbw * busbw_factor);
+    }
+  } else {
+    std::printf("#%10s\n", job_name);
+    std::printf("%-10s  %-8s  %-8s  ", "size(B)", "count", "type");
+    if (redop != nullptr) std::printf("%-8s  ", "redop");
+    std::printf("%-8s  %-16s  %-12s  %-12s\n", "scope", "latency(us)", "algbw(GB/s)", "busbw(GB/s)");
+    for (int i = 0; i < num_entries; ++i) {
+      if (sizes[i] == 0 || latency_us[i] == 0.0) continue;
+      const double algbw = static_cast<double>(sizes[i]) / (latency_us[i] * 1e3);
+      std::printf("%-10lu  %-8lu  %-8s  ", static_cast<unsigned long>(sizes[i]),
+                  static_cast<unsigned long>(elem_size != 0 ? sizes[i] / elem_size : 0), type_name);
+      if (redop != nullptr) std::printf("%-8s  ", redop);
+      std::printf("%-8s  %-16.6lf  %-12.3lf  %-12.3lf\n", scope, latency_us[i], algbw, algbw * busbw_factor);
     }
   }
   std::fflush(stdout);

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -75,19 +76,24 @@ struct PerftestOptions {
   PerftestDir dir = PerftestDir::kWrite;           // --dir
   PerftestIssue issue = PerftestIssue::kOnStream;  // --issue
   bool use_graph = false;                          // --cudagraph
+  bool report_msgrate = false;                     // --report_msgrate: bandwidth tests also print MMPS
 };
 
 // Starts the library the way NVSHMEM's perftests do: nvshmem_init(); then, if CUDA reports at least
 // one device, selects device (PE number within the node) % (device count); then nvshmem_barrier_all()
 // (which binds the GPU). Returns whether a GPU was selected; false without CUDA support or when
-// cudaGetDeviceCount fails or reports none (the CPU backend is used then).
+// cudaGetDeviceCount fails or reports none (the CPU backend is used then), and false under gshmem's
+// GSHMEM_BACKEND=cpu, whose heap is host memory even where a GPU is present (the tests then keep
+// their local buffers in host memory too; NVSHMEM does not know the variable).
 // Internal linkage on purpose: each translation unit compiles it with its own PERFTEST_HAVE_CUDA.
 static inline bool perftest_init() {
   nvshmem_init();
   bool have_gpu = false;
 #if PERFTEST_HAVE_CUDA
+  const char *backend = std::getenv("GSHMEM_BACKEND");
+  const bool cpu_backend = backend != nullptr && std::strcmp(backend, "cpu") == 0;
   int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0) {
+  if (!cpu_backend && cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0) {
     CUDA_CHECK(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % ndev));
     have_gpu = true;
   } else {
@@ -122,5 +128,16 @@ const char *perftest_scope_name(PerftestScope scope);
 // where plus_minus is '+' when higher values are better and '-' when lower ones are.
 void print_table_basic(const char *job_name, const char *subjob_name, const char *var_name, const char *units,
                        char plus_minus, const size_t *sizes, const double *values, int num_entries);
+
+// Prints a latency table of NVSHMEM's "v1" layout on PE 0 (the device collectives' table, also used
+// by shmem_atomic_ping_pong_latency): "#<job>", a header
+// "size(B)  count  type  [redop]  scope  latency(us)  algbw(GB/s)  busbw(GB/s)", then one row per
+// entry (skipping size or latency 0), where count = size / elem_size, algbw = size / latency in
+// GB/s (decimal) and busbw = algbw * busbw_factor. The redop column is printed only when `redop` is
+// not null. With NVSHMEM_MACHINE_READABLE_OUTPUT=1 it prints instead the job name and, per entry,
+// the "&&&& PERF" lines of latency (us, lower is better), algbw and busbw (GB/s, higher is better)
+// with the subjob "<type>[-<redop>]-<scope>".
+void print_table_v1(const char *job_name, const char *type_name, const char *redop, const char *scope, size_t elem_size,
+                    double busbw_factor, const size_t *sizes, const double *latency_us, int num_entries);
 
 #endif  // PERFTEST_COMMON_PERFTEST_H_
