@@ -5,6 +5,12 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <type_traits>
+
 #include "../mp/mp_test.h"
 
 #define CUDA_CHECK(call)                                                                                  \
@@ -43,11 +49,204 @@ inline void init_and_select_gpu() {
   CUDA_CHECK(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % n));
 }
 
+// Completes this PE's device work, then waits for every PE. cudaMemset and cudaMemcpy from pageable
+// memory may return before the device has done them, and nvshmem_barrier_all does not wait for the
+// legacy stream: without the synchronisation a peer could put into memory this PE is still
+// initialising.
+inline void sync_and_barrier() {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  nvshmem_barrier_all();
+}
+
 // Copies `n` bytes of device (or symmetric) memory to a new host vector.
 inline std::vector<unsigned char> to_host(const void* dev, size_t n) {
   std::vector<unsigned char> h(n);
   CUDA_CHECK(cudaMemcpy(h.data(), dev, n, cudaMemcpyDeviceToHost));
   return h;
+}
+
+inline const char* scope_name(int scope) {
+  static const char* const names[] = {"thread", "warp", "block"};
+  return scope >= 0 && scope < 3 ? names[scope] : "?";
+}
+
+inline const char* cmp_name(int cmp) {
+  switch (cmp) {
+    case NVSHMEM_CMP_EQ:
+      return "NVSHMEM_CMP_EQ";
+    case NVSHMEM_CMP_NE:
+      return "NVSHMEM_CMP_NE";
+    case NVSHMEM_CMP_GT:
+      return "NVSHMEM_CMP_GT";
+    case NVSHMEM_CMP_GE:
+      return "NVSHMEM_CMP_GE";
+    case NVSHMEM_CMP_LT:
+      return "NVSHMEM_CMP_LT";
+    case NVSHMEM_CMP_LE:
+      return "NVSHMEM_CMP_LE";
+  }
+  return "?";
+}
+
+// splitmix64's finaliser: a well-mixed 64-bit function of `x`, the same on the host and the device,
+// so that the host can recompute the operands and values a kernel used.
+__host__ __device__ inline uint64_t hash64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The bits of a value of at most 8 bytes, and back: kernels report values of any type as bits.
+template <class T>
+__host__ __device__ inline unsigned long long bits_of(T v) {
+  static_assert(sizeof(T) <= 8, "at most 8 bytes");
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+__host__ __device__ inline T from_bits(unsigned long long b) {
+  static_assert(sizeof(T) <= 8, "at most 8 bytes");
+  T v;
+  memcpy(static_cast<void*>(&v), &b, sizeof(T));
+  return v;
+}
+
+// A value of T, given as bits, for a message: the value and its bits in hex.
+template <class T>
+std::string show(unsigned long long b) {
+  char buf[96];
+  if constexpr (sizeof(T) < 8) b &= (1ull << (8 * sizeof(T))) - 1;
+  const T v = from_bits<T>(b);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  if constexpr (std::is_same_v<T, __half>) {
+    std::snprintf(buf, sizeof buf, "%g (0x%04llx)", static_cast<double>(__half2float(v)), b);
+    return buf;
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    std::snprintf(buf, sizeof buf, "%g (0x%04llx)", static_cast<double>(__bfloat162float(v)), b);
+    return buf;
+  }
+#endif
+  if constexpr (std::is_floating_point_v<T>) {
+    std::snprintf(buf, sizeof buf, "%.17g (0x%llx)", static_cast<double>(v), b);
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    std::snprintf(buf, sizeof buf, "%lld (0x%llx)", static_cast<long long>(v), b);
+  } else if constexpr (std::is_integral_v<T>) {
+    std::snprintf(buf, sizeof buf, "%llu (0x%llx)", static_cast<unsigned long long>(v), b);
+  } else {
+    std::snprintf(buf, sizeof buf, "0x%llx", b);
+  }
+  return buf;
+}
+
+// The first failed check of a kernel, and how many checks failed. Kernels call fail(); the host
+// reads the record (Failures::get) and prints it with what it knows (PE, type, scope, operation).
+struct Failure {
+  unsigned long long count;
+  unsigned int claimed;
+  int check;  // which check failed: each test numbers its own
+  long long index;
+  long long round;
+  unsigned long long expected;  // bits (see bits_of)
+  unsigned long long actual;
+  int block;
+  int thread;
+};
+
+__device__ inline void fail(Failure* f, int check, long long index, long long round, unsigned long long expected,
+                            unsigned long long actual) {
+  atomicAdd(&f->count, 1ull);
+  if (atomicCAS(&f->claimed, 0u, 1u) == 0u) {
+    f->check = check;
+    f->index = index;
+    f->round = round;
+    f->expected = expected;
+    f->actual = actual;
+    f->block = static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+    f->thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+  }
+}
+
+// A Failure record in device memory.
+class Failures {
+ public:
+  Failures() {
+    CUDA_CHECK(cudaMalloc(&dev_, sizeof(Failure)));
+    reset();
+  }
+  ~Failures() { cudaFree(dev_); }
+  Failures(const Failures&) = delete;
+  Failures& operator=(const Failures&) = delete;
+  Failure* dev() const { return dev_; }
+  // Done when it returns, so that kernels on any stream see the cleared record.
+  void reset() {
+    CUDA_CHECK(cudaMemset(dev_, 0, sizeof(Failure)));
+    CUDA_CHECK(cudaStreamSynchronize(0));
+  }
+  Failure get() const {
+    Failure f;
+    CUDA_CHECK(cudaMemcpy(&f, dev_, sizeof f, cudaMemcpyDeviceToHost));
+    return f;
+  }
+
+ private:
+  Failure* dev_ = nullptr;
+};
+
+// Words in mapped host memory where kernels note how far they got, so that a hang can be
+// described (see sync_or_die). Kernels write them with note().
+class Progress {
+ public:
+  static constexpr int kWords = 8;
+  Progress() {
+    void* p = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&p, kWords * sizeof(unsigned long long), cudaHostAllocMapped));
+    std::memset(p, 0, kWords * sizeof(unsigned long long));
+    host_ = static_cast<volatile unsigned long long*>(p);
+    void* d = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
+    dev_ = static_cast<unsigned long long*>(d);
+  }
+  ~Progress() { cudaFreeHost(const_cast<unsigned long long*>(host_)); }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  unsigned long long* dev() const { return dev_; }
+  unsigned long long read(int i) const { return host_[i]; }
+  void clear() {
+    for (int i = 0; i < kWords; ++i) host_[i] = 0;
+  }
+
+ private:
+  volatile unsigned long long* host_ = nullptr;
+  unsigned long long* dev_ = nullptr;
+};
+
+__device__ inline void note(unsigned long long* progress, int i, unsigned long long value) {
+  if (progress) *reinterpret_cast<volatile unsigned long long*>(progress + i) = value;
+}
+
+// Waits for the work on `stream`. A kernel that has not finished after `seconds` hangs: the
+// message says which (describe() returns the text) and the process ends at once, without exit
+// handlers (they would wait for the stuck kernel); gshmrun then stops the other PEs.
+template <class Describe>
+void sync_or_die(cudaStream_t stream, double seconds, Describe describe) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) CUDA_CHECK(e);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > seconds) {
+      const std::string what = describe();
+      std::fprintf(stderr, "PE %d: %s has not finished after %.0f s: it hangs\n", nvshmem_my_pe(), what.c_str(),
+                   seconds);
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace gputest

@@ -1,0 +1,713 @@
+// Device atomics: every NVSHMEM atomic for every type of its family, called from kernels on both
+// PEs at once against one word, which lives on PE 0 and then on PE 1 (so each PE hits it both
+// locally and remotely). Results are checked against what the host computes:
+//  - fetch_inc, fetch_add and compare_swap increment loops under contention: the final value is
+//    exact, and the fetched values are exactly the sequence the operations must have produced
+//    (a permutation of start..start+N-1; for fetch_add, a chain in which each value is the previous
+//    one plus the operand of the operation that fetched it);
+//  - inc and add under contention: the final value is exact;
+//  - swap under contention: the fetched values and the final value are, as a multiset, the start
+//    value and every value swapped in;
+//  - set and fetch under contention: every fetched value is a whole value that some set stored (no
+//    torn 64-bit words), and the final value is one of them;
+//  - and/or/xor and their fetch_ forms: each thread owns one bit and flips it many times; every
+//    fetched value shows the caller's bit in the state the caller left it, and the final word is
+//    the one the host predicts;
+//  - one thread's sequence of every operation, with each return value checked (compare_swap that
+//    fails and one that succeeds, set, swap, fetch_add, fetch_inc, inc, add).
+// float and double: fetch, set and swap (NVSHMEM has no other atomics for them).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../gen/type_lists.h"
+#include "gpu_test.cuh"
+
+namespace {
+
+using gputest::bits_of;
+using gputest::Failure;
+using gputest::from_bits;
+using gputest::hash64;
+
+// ---- the NVSHMEM names, one struct per type and family, so that kernels are written once ------------
+
+#define GSHMEMT_ARITH(NAME, TYPE)                                                                                   \
+  struct Arith_##NAME {                                                                                             \
+    using T = TYPE;                                                                                                 \
+    static constexpr const char* name = #NAME;                                                                      \
+    __device__ static T fetch(const T* d, int pe) { return nvshmem_##NAME##_atomic_fetch(d, pe); }                  \
+    __device__ static void set(T* d, T v, int pe) { nvshmem_##NAME##_atomic_set(d, v, pe); }                        \
+    __device__ static T swap(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_swap(d, v, pe); }                  \
+    __device__ static T cswap(T* d, T c, T v, int pe) { return nvshmem_##NAME##_atomic_compare_swap(d, c, v, pe); } \
+    __device__ static void inc(T* d, int pe) { nvshmem_##NAME##_atomic_inc(d, pe); }                                \
+    __device__ static T finc(T* d, int pe) { return nvshmem_##NAME##_atomic_fetch_inc(d, pe); }                     \
+    __device__ static void add(T* d, T v, int pe) { nvshmem_##NAME##_atomic_add(d, v, pe); }                        \
+    __device__ static T fadd(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_add(d, v, pe); }             \
+  };
+GSHMEMT_TYPES_AMO_STD(GSHMEMT_ARITH)
+GSHMEMT_TYPES_AMO_BIT(GSHMEMT_ARITH)
+#undef GSHMEMT_ARITH
+
+#define GSHMEMT_BITWISE(NAME, TYPE)                                                                     \
+  struct Bitwise_##NAME {                                                                               \
+    using T = TYPE;                                                                                     \
+    static constexpr const char* name = #NAME;                                                          \
+    __device__ static T fetch(const T* d, int pe) { return nvshmem_##NAME##_atomic_fetch(d, pe); }      \
+    __device__ static void and_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_and(d, v, pe); }           \
+    __device__ static void or_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_or(d, v, pe); }             \
+    __device__ static void xor_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_xor(d, v, pe); }           \
+    __device__ static T fand(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_and(d, v, pe); } \
+    __device__ static T for_(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_or(d, v, pe); }  \
+    __device__ static T fxor(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_xor(d, v, pe); } \
+  };
+GSHMEMT_TYPES_AMO_BIT(GSHMEMT_BITWISE)
+#undef GSHMEMT_BITWISE
+
+#define GSHMEMT_EXTENDED(NAME, TYPE)                                                               \
+  struct Extended_##NAME {                                                                         \
+    using T = TYPE;                                                                                \
+    static constexpr const char* name = #NAME;                                                     \
+    __device__ static T fetch(const T* d, int pe) { return nvshmem_##NAME##_atomic_fetch(d, pe); } \
+    __device__ static void set(T* d, T v, int pe) { nvshmem_##NAME##_atomic_set(d, v, pe); }       \
+    __device__ static T swap(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_swap(d, v, pe); } \
+  };
+GSHMEMT_TYPES_AMO_EXT(GSHMEMT_EXTENDED)
+#undef GSHMEMT_EXTENDED
+
+// ---- values -----------------------------------------------------------------------------------------
+
+// Contention runs: kBlocks x kThreads threads per PE, kOps operations each; N = both PEs' operations.
+constexpr int kBlocks = 8, kThreads = 256, kOps = 4;
+constexpr int kPerPe = kBlocks * kThreads * kOps;  // 8192
+constexpr int kN = 2 * kPerPe;                     // 16384: ids below whole()'s limit
+// compare_swap loops retry under contention: fewer of them.
+constexpr int kCasBlocks = 4, kCasThreads = 64, kCasOps = 4;
+constexpr int kCasPerPe = kCasBlocks * kCasThreads * kCasOps;
+constexpr int kBitSteps = 400;
+
+// T's value with the bits `b` (the low sizeof(T) bytes).
+template <class T>
+__host__ __device__ T of_bits(uint64_t b) {
+  return from_bits<T>(b);
+}
+template <class T>
+__host__ __device__ uint64_t word_mask() {
+  if constexpr (sizeof(T) == 8) {
+    return ~0ull;
+  } else {
+    return (1ull << (8 * sizeof(T))) - 1;
+  }
+}
+
+// a + b with two's complement wrap-around (no signed overflow in the test itself).
+template <class T>
+__host__ __device__ T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+// (a - b) mod 2^bits: where `a` lies after `b` in T's wrapping sequence.
+template <class T>
+__host__ __device__ uint64_t offset_of(T a, T b) {
+  return (bits_of(a) - bits_of(b)) & word_mask<T>();
+}
+
+// The operand of fetch_add/add number `id`: at least 1, small enough that N of them do not wrap
+// around T (2^16 for 4-byte types, 2^40 for 8-byte types, so that the upper word is exercised).
+template <class T>
+__host__ __device__ T add_operand(uint64_t seed, uint64_t id) {
+  const uint64_t h = hash64(seed ^ (id * 0x9e3779b97f4a7c15ull));
+  return of_bits<T>(1 + (sizeof(T) == 4 ? (h & 0xffff) : (h & ((1ull << 40) - 1))));
+}
+
+// "Whole" values: the upper half says which operation stored the value (an id below 0xf000), the
+// lower half is a hash of the upper half. A torn read (halves of two values) is not whole. Every
+// id gives another value; the start value uses an id no operation has. For float and double these
+// are finite normal numbers.
+template <class T>
+__host__ __device__ T whole(uint64_t id) {
+  if (sizeof(T) == 4) {
+    const uint64_t hi = 0x1000 + id;
+    return of_bits<T>((hi << 16) | (hash64(hi) & 0xffff));
+  }
+  const uint64_t hi = 0x10000000 + id;
+  return of_bits<T>((hi << 32) | (hash64(hi) & 0xffffffffull));
+}
+constexpr uint64_t kStartId = 0xe000;  // above every operation's id (< kN)
+// The id of a whole value, or -1 if it is not whole.
+template <class T>
+long long whole_id(uint64_t b) {
+  b &= word_mask<T>();
+  if (sizeof(T) == 4) {
+    const uint64_t hi = b >> 16;
+    if ((b & 0xffff) != (hash64(hi) & 0xffff) || hi < 0x1000) return -1;
+    return static_cast<long long>(hi - 0x1000);
+  }
+  const uint64_t hi = b >> 32;
+  if ((b & 0xffffffffull) != (hash64(hi) & 0xffffffffull) || hi < 0x10000000) return -1;
+  return static_cast<long long>(hi - 0x10000000);
+}
+
+// ---- kernels ------------------------------------------------------------------------------------
+
+enum Op { kFetchInc, kInc, kFetchAdd, kAdd, kCasLoop, kSwap, kSetFetch, kSequence, kBitwise };
+const char* const op_names[] = {"fetch_inc", "inc",         "fetch_add", "add",       "compare_swap increment loop",
+                                "swap",      "set + fetch", "sequence",  "and/or/xor"};
+
+// Checks of kSequence (the `check` of a Failure).
+const char* const sequence_checks[] = {
+    "fetch of the start value",
+    "compare_swap with a wrong condition: return value",
+    "fetch after a compare_swap whose condition was wrong (must not have changed it)",
+    "compare_swap with the right condition: return value",
+    "fetch after a successful compare_swap",
+    "fetch after set",
+    "swap: return value",
+    "fetch after swap",
+    "fetch_add: return value",
+    "fetch after fetch_add",
+    "fetch_inc: return value",
+    "fetch after fetch_inc",
+    "fetch after inc, add and quiet",
+};
+
+// The operation's index among all operations of both PEs, and where this PE stores what it fetched.
+__device__ inline void op_index(int me, int k, uint64_t* id, uint64_t* slot) {
+  const uint64_t nthreads = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  const uint64_t tid = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint64_t per_pe = nthreads * static_cast<uint64_t>(kOps);
+  *slot = static_cast<uint64_t>(k) * nthreads + tid;
+  *id = static_cast<uint64_t>(me) * per_pe + *slot;
+}
+
+template <class A>
+__global__ void arith_kernel(int op, typename A::T* word, unsigned long long* fetched, int tgt, int me, uint64_t seed,
+                             Failure* f) {
+  using T = typename A::T;
+  if (op == kSequence) {
+    // One thread; the other PE does nothing meanwhile (the host launches this on one PE).
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const T start = of_bits<T>(hash64(seed));
+    const T x = of_bits<T>(hash64(seed + 1)), y = of_bits<T>(hash64(seed + 2)), z = of_bits<T>(hash64(seed + 3));
+    const T d = add_operand<T>(seed, 7), e = add_operand<T>(seed, 8);
+    T v = A::fetch(word, tgt);
+    if (v != start) gputest::fail(f, 0, 0, 0, bits_of(start), bits_of(v));
+    v = A::cswap(word, wrap_add<T>(start, T(1)), x, tgt);
+    if (v != start) gputest::fail(f, 1, 0, 0, bits_of(start), bits_of(v));
+    v = A::fetch(word, tgt);
+    if (v != start) gputest::fail(f, 2, 0, 0, bits_of(start), bits_of(v));
+    v = A::cswap(word, start, x, tgt);
+    if (v != start) gputest::fail(f, 3, 0, 0, bits_of(start), bits_of(v));
+    v = A::fetch(word, tgt);
+    if (v != x) gputest::fail(f, 4, 0, 0, bits_of(x), bits_of(v));
+    A::set(word, y, tgt);
+    v = A::fetch(word, tgt);
+    if (v != y) gputest::fail(f, 5, 0, 0, bits_of(y), bits_of(v));
+    v = A::swap(word, z, tgt);
+    if (v != y) gputest::fail(f, 6, 0, 0, bits_of(y), bits_of(v));
+    v = A::fetch(word, tgt);
+    if (v != z) gputest::fail(f, 7, 0, 0, bits_of(z), bits_of(v));
+    v = A::fadd(word, d, tgt);
+    if (v != z) gputest::fail(f, 8, 0, 0, bits_of(z), bits_of(v));
+    const T zd = wrap_add<T>(z, d);
+    v = A::fetch(word, tgt);
+    if (v != zd) gputest::fail(f, 9, 0, 0, bits_of(zd), bits_of(v));
+    v = A::finc(word, tgt);
+    if (v != zd) gputest::fail(f, 10, 0, 0, bits_of(zd), bits_of(v));
+    v = A::fetch(word, tgt);
+    if (v != wrap_add<T>(zd, T(1))) gputest::fail(f, 11, 0, 0, bits_of(wrap_add<T>(zd, T(1))), bits_of(v));
+    A::inc(word, tgt);
+    A::add(word, e, tgt);
+    nvshmem_quiet();
+    const T last = wrap_add<T>(wrap_add<T>(zd, T(2)), e);
+    v = A::fetch(word, tgt);
+    if (v != last) gputest::fail(f, 12, 0, 0, bits_of(last), bits_of(v));
+    return;
+  }
+  const int ops = op == kCasLoop ? kCasOps : kOps;
+  for (int k = 0; k < ops; ++k) {
+    uint64_t id, slot;
+    op_index(me, k, &id, &slot);
+    switch (op) {
+      case kFetchInc:
+        fetched[slot] = bits_of(A::finc(word, tgt));
+        break;
+      case kInc:
+        A::inc(word, tgt);
+        break;
+      case kFetchAdd:
+        fetched[slot] = bits_of(A::fadd(word, add_operand<T>(seed, id), tgt));
+        break;
+      case kAdd:
+        A::add(word, add_operand<T>(seed, id), tgt);
+        break;
+      case kCasLoop: {
+        T old = A::fetch(word, tgt);
+        while (true) {
+          const T prev = A::cswap(word, old, wrap_add<T>(old, T(1)), tgt);
+          if (prev == old) break;
+          old = prev;
+        }
+        fetched[slot] = bits_of(old);
+        break;
+      }
+      case kSwap:
+        fetched[slot] = bits_of(A::swap(word, whole<T>(id), tgt));
+        break;
+      case kSetFetch:
+        if (threadIdx.x % 2 == 0) {
+          A::set(word, whole<T>(id), tgt);
+          fetched[slot] = bits_of(whole<T>(id));  // what a set "fetched": itself (checked like a fetch)
+        } else {
+          fetched[slot] = bits_of(A::fetch(word, tgt));
+        }
+        break;
+    }
+  }
+}
+
+template <class E>
+__global__ void extended_kernel(int op, typename E::T* word, unsigned long long* fetched, int tgt, int me,
+                                uint64_t seed, Failure* f) {
+  using T = typename E::T;
+  if (op == kSequence) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const T start = whole<T>(kStartId + (seed & 7));
+    const T y = whole<T>(hash64(seed) & 0x3fff), z = whole<T>((hash64(seed) + 1) & 0x3fff);
+    T v = E::fetch(word, tgt);
+    if (bits_of(v) != bits_of(start)) gputest::fail(f, 0, 0, 0, bits_of(start), bits_of(v));
+    E::set(word, y, tgt);
+    v = E::fetch(word, tgt);
+    if (bits_of(v) != bits_of(y)) gputest::fail(f, 5, 0, 0, bits_of(y), bits_of(v));
+    v = E::swap(word, z, tgt);
+    if (bits_of(v) != bits_of(y)) gputest::fail(f, 6, 0, 0, bits_of(y), bits_of(v));
+    v = E::fetch(word, tgt);
+    if (bits_of(v) != bits_of(z)) gputest::fail(f, 7, 0, 0, bits_of(z), bits_of(v));
+    return;
+  }
+  for (int k = 0; k < kOps; ++k) {
+    uint64_t id, slot;
+    op_index(me, k, &id, &slot);
+    if (op == kSwap) {
+      fetched[slot] = bits_of(E::swap(word, whole<T>(id), tgt));
+    } else if (threadIdx.x % 2 == 0) {
+      E::set(word, whole<T>(id), tgt);
+      fetched[slot] = bits_of(whole<T>(id));
+    } else {
+      fetched[slot] = bits_of(E::fetch(word, tgt));
+    }
+  }
+}
+
+// and/or/xor: thread t of PE p owns bit p * bits/2 + t of the word. Each step applies one
+// operation to the caller's bit only; the fetch_ forms (and fetch) must show that bit as the
+// caller left it, whatever the other threads do to theirs. A non-fetching operation is followed by
+// a fence, which orders it before the caller's next atomic on the word.
+enum BitOp { kOr, kAnd, kXor, kFetchOr, kFetchAnd, kFetchXor, kFetchBit, kBitOps };
+const char* const bit_op_names[] = {"atomic_or",        "atomic_and",       "atomic_xor",  "atomic_fetch_or",
+                                    "atomic_fetch_and", "atomic_fetch_xor", "atomic_fetch"};
+
+__host__ __device__ inline int bit_op(uint64_t seed, int bit, int step) {
+  return static_cast<int>(hash64(seed ^ (static_cast<uint64_t>(bit) << 32) ^ static_cast<uint64_t>(step)) % kBitOps);
+}
+// The state of a bit after an operation.
+__host__ __device__ inline int bit_after(int op, int state) {
+  switch (op) {
+    case kOr:
+    case kFetchOr:
+      return 1;
+    case kAnd:
+    case kFetchAnd:
+      return 0;
+    case kXor:
+    case kFetchXor:
+      return state ^ 1;
+  }
+  return state;
+}
+
+template <class B>
+__global__ void bitwise_kernel(typename B::T* word, int tgt, int me, uint64_t start, uint64_t seed, Failure* f) {
+  using T = typename B::T;
+  constexpr int kBits = 8 * sizeof(T);
+  const int bit = me * (kBits / 2) + static_cast<int>(threadIdx.x);
+  const T mask = of_bits<T>(1ull << bit), keep = of_bits<T>(~(1ull << bit));
+  int state = static_cast<int>((start >> bit) & 1);
+  for (int k = 0; k < kBitSteps; ++k) {
+    const int op = bit_op(seed, bit, k);
+    T got{};
+    switch (op) {
+      case kOr:
+        B::or_(word, mask, tgt);
+        nvshmem_fence();
+        break;
+      case kAnd:
+        B::and_(word, keep, tgt);
+        nvshmem_fence();
+        break;
+      case kXor:
+        B::xor_(word, mask, tgt);
+        nvshmem_fence();
+        break;
+      case kFetchOr:
+        got = B::for_(word, mask, tgt);
+        break;
+      case kFetchAnd:
+        got = B::fand(word, keep, tgt);
+        break;
+      case kFetchXor:
+        got = B::fxor(word, mask, tgt);
+        break;
+      case kFetchBit:
+        got = B::fetch(word, tgt);
+        break;
+    }
+    if (op >= kFetchOr) {
+      const int seen = static_cast<int>((bits_of(got) >> bit) & 1);
+      if (seen != state) gputest::fail(f, op, bit, k, static_cast<unsigned long long>(state), bits_of(got));
+    }
+    state = bit_after(op, state);
+  }
+}
+
+// ---- the host side ----------------------------------------------------------------------------------
+
+struct Ctx {
+  int me = 0;
+  void* word = nullptr;                   // symmetric: the word every operation targets
+  unsigned long long* fetched = nullptr;  // symmetric: what this PE's operations fetched
+  gputest::Failures* failures = nullptr;
+  std::vector<unsigned long long> others;  // the other PE's fetched values, gathered by the checker
+  uint64_t round = 0;
+};
+
+std::string where(int me, int tgt) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "on PE %d's word (%s for PE %d)", tgt, tgt == me ? "local" : "remote", me);
+  return buf;
+}
+
+// Sets the word on its PE, runs `launch` on both PEs (or on `only` if >= 0), and returns, on the
+// word's PE, every value fetched by both PEs (this PE's first) and the final word. *fl receives
+// the kernel's failed checks.
+template <class T, class Launch>
+bool run(Ctx& c, int tgt, int only, T start, size_t per_pe, const char* what, Launch launch,
+         std::vector<unsigned long long>* all, T* final_value, gputest::Failure* fl) {
+  if (c.me == tgt) CUDA_CHECK(cudaMemcpy(c.word, &start, sizeof(T), cudaMemcpyHostToDevice));
+  c.failures->reset();
+  gputest::sync_and_barrier();
+  if (only < 0 || only == c.me) {
+    launch();
+    CUDA_CHECK(cudaGetLastError());
+    gputest::sync_or_die(0, 30, [&] { return std::string(what); });
+  }
+  gputest::sync_and_barrier();
+  *fl = c.failures->get();
+  const bool checker = c.me == tgt;
+  if (checker && per_pe > 0) {
+    all->resize(2 * per_pe);
+    CUDA_CHECK(cudaMemcpy(all->data(), c.fetched, per_pe * 8, cudaMemcpyDeviceToHost));
+    nvshmem_getmem(all->data() + per_pe, c.fetched, per_pe * 8, 1 - c.me);
+  }
+  if (checker) CUDA_CHECK(cudaMemcpy(final_value, c.word, sizeof(T), cudaMemcpyDeviceToHost));
+  gputest::sync_and_barrier();  // the other PE's fetched values are overwritten next
+  return checker;
+}
+
+// The failed checks of a kSequence kernel.
+template <class T>
+void check_sequence_run(const std::string& what, const gputest::Failure& fl) {
+  MP_CHECK(fl.count == 0, "%s: %llu checks failed; the first: %s returned %s, expected %s", what.c_str(), fl.count,
+           sequence_checks[fl.check], gputest::show<T>(fl.actual).c_str(), gputest::show<T>(fl.expected).c_str());
+}
+
+// fetch_inc and compare_swap loops: the values fetched are start, start+1, ..., start+N-1, once each.
+template <class T>
+void check_sequence(const char* what, const std::vector<unsigned long long>& all, T start, T final_value) {
+  std::vector<char> seen(all.size(), 0);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const uint64_t off = offset_of(from_bits<T>(all[i]), start);
+    MP_CHECK(off < all.size(), "%s: operation %zu fetched %s, which is not in start..start+%zu (start %s)", what, i,
+             gputest::show<T>(all[i]).c_str(), all.size() - 1, gputest::show<T>(bits_of(start)).c_str());
+    MP_CHECK(!seen[off], "%s: the value %s was fetched twice (the second time by operation %zu)", what,
+             gputest::show<T>(all[i]).c_str(), i);
+    seen[off] = 1;
+  }
+  const T want = wrap_add<T>(start, static_cast<T>(all.size()));
+  MP_CHECK(bits_of(final_value) == bits_of(want), "%s: final value %s, expected %s", what,
+           gputest::show<T>(bits_of(final_value)).c_str(), gputest::show<T>(bits_of(want)).c_str());
+}
+
+template <class T>
+uint64_t id_of_index(size_t i, size_t per_pe, int checker) {
+  // all[] holds the checker's values first; ids number PE 0's operations first.
+  const int pe = i < per_pe ? checker : 1 - checker;
+  return static_cast<uint64_t>(pe) * per_pe + (i % per_pe);
+}
+
+template <class T>
+void check_swap_chain(const char* what, const std::vector<unsigned long long>& all, T start, T final_value,
+                      int checker) {
+  const size_t per_pe = all.size() / 2;
+  std::vector<uint64_t> got, want;
+  for (size_t i = 0; i < all.size(); ++i) {
+    got.push_back(all[i] & word_mask<T>());
+    want.push_back(bits_of(whole<T>(id_of_index<T>(i, per_pe, checker))) & word_mask<T>());
+  }
+  got.push_back(bits_of(final_value) & word_mask<T>());
+  want.push_back(bits_of(start) & word_mask<T>());
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i]) {
+      // Name a value that is missing or extra.
+      auto extra = std::find_if(got.begin(), got.end(),
+                                [&](uint64_t v) { return !std::binary_search(want.begin(), want.end(), v); });
+      auto dup = std::adjacent_find(got.begin(), got.end());
+      MP_CHECK(false,
+               "%s: the fetched values and the final value are not the start value and the values swapped in, once "
+               "each (first difference in sorted order at %zu: %s, expected %s; %s%s%s%s)",
+               what, i, gputest::show<T>(got[i]).c_str(), gputest::show<T>(want[i]).c_str(),
+               extra != got.end() ? "a value nobody stored: " : "",
+               extra != got.end() ? gputest::show<T>(*extra).c_str() : "",
+               dup != got.end() ? ", a value seen twice: " : "",
+               dup != got.end() ? gputest::show<T>(*dup).c_str() : "");
+    }
+  }
+}
+
+// set + fetch: every value fetched is whole and was stored by a set of this run (or is the start
+// value); the final value is one a set stored.
+template <class T>
+void check_set_fetch(const char* what, const std::vector<unsigned long long>& all, T start, T final_value) {
+  const uint64_t nthreads = static_cast<uint64_t>(kBlocks) * kThreads;
+  auto stored_by_a_set = [&](long long id) {
+    return id >= 0 && id < kN && ((static_cast<uint64_t>(id) % kPerPe) % nthreads) % 2 == 0;
+  };
+  for (size_t i = 0; i < all.size(); ++i) {
+    if ((all[i] & word_mask<T>()) == (bits_of(start) & word_mask<T>())) continue;
+    const long long id = whole_id<T>(all[i]);
+    MP_CHECK(stored_by_a_set(id), "%s: operation %zu fetched %s, which no set stored (a torn or invented value)", what,
+             i, gputest::show<T>(all[i]).c_str());
+  }
+  const long long id = whole_id<T>(bits_of(final_value));
+  MP_CHECK(stored_by_a_set(id), "%s: the final value %s is not one that a set stored", what,
+           gputest::show<T>(bits_of(final_value)).c_str());
+}
+
+template <class A>
+void arith_suite(Ctx& c) {
+  using T = typename A::T;
+  const std::string type = A::name;
+  for (int tgt = 0; tgt < 2; ++tgt) {
+    for (int op = kFetchInc; op <= kSequence; ++op) {
+      const uint64_t seed = mp::seed_of(0, ++c.round, 0xa70);
+      const T start = op == kSwap || op == kSetFetch ? whole<T>(kStartId) : of_bits<T>(hash64(seed));
+      const bool cas = op == kCasLoop;
+      const size_t per_pe = op == kInc || op == kAdd || op == kSequence ? 0 : cas ? kCasPerPe : kPerPe;
+      auto* word = static_cast<T*>(c.word);
+      if (op == kSequence) {
+        // Each PE in turn runs the sequence against the word: once local, once remote.
+        for (int actor = 0; actor < 2; ++actor) {
+          const std::string what = "PE " + std::to_string(actor) + ": nvshmem_" + type + "_atomic_* " + op_names[op] +
+                                   " " + where(actor, tgt);
+          T fin{};
+          std::vector<unsigned long long> all;
+          gputest::Failure fl;
+          run<T>(
+              c, tgt, actor, start, 0, what.c_str(),
+              [&] { arith_kernel<A><<<1, 1>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev()); }, &all, &fin,
+              &fl);
+          check_sequence_run<T>(what, fl);
+        }
+        continue;
+      }
+      const std::string what = "nvshmem_" + type + "_atomic_" + op_names[op] + " by both PEs " + where(c.me, tgt) +
+                               ", " + std::to_string(2 * (cas ? kCasPerPe : kPerPe)) + " operations";
+      std::vector<unsigned long long> all;
+      T fin{};
+      gputest::Failure fl;
+      const bool checker = run<T>(
+          c, tgt, -1, start, per_pe, what.c_str(),
+          [&] {
+            if (cas) {
+              arith_kernel<A><<<kCasBlocks, kCasThreads>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev());
+            } else {
+              arith_kernel<A><<<kBlocks, kThreads>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev());
+            }
+          },
+          &all, &fin, &fl);
+      if (!checker) continue;
+      switch (op) {
+        case kFetchInc:
+        case kCasLoop:
+          check_sequence<T>(what.c_str(), all, start, fin);
+          break;
+        case kInc: {
+          const T want = wrap_add<T>(start, static_cast<T>(kN));
+          MP_CHECK(bits_of(fin) == bits_of(want), "%s: final value %s, expected %s", what.c_str(),
+                   gputest::show<T>(bits_of(fin)).c_str(), gputest::show<T>(bits_of(want)).c_str());
+          break;
+        }
+        case kFetchAdd: {
+          // Order the operations by where their fetched value lies after the start; then each
+          // value is the previous one plus the previous operation's operand.
+          std::vector<std::pair<uint64_t, uint64_t>> chain;  // (offset, operand)
+          for (size_t i = 0; i < all.size(); ++i) {
+            chain.emplace_back(offset_of(from_bits<T>(all[i]), start),
+                               bits_of(add_operand<T>(seed, id_of_index<T>(i, kPerPe, c.me))) & word_mask<T>());
+          }
+          std::sort(chain.begin(), chain.end());
+          uint64_t expect = 0;
+          for (size_t k = 0; k < chain.size(); ++k) {
+            MP_CHECK(chain[k].first == expect,
+                     "%s: the %zu-th value in order is start + %llu, expected start + %llu (the previous value plus "
+                     "its operand; start %s): a fetch_add was lost, duplicated or returned a wrong value",
+                     what.c_str(), k, static_cast<unsigned long long>(chain[k].first),
+                     static_cast<unsigned long long>(expect), gputest::show<T>(bits_of(start)).c_str());
+            expect += chain[k].second;
+          }
+          const T want = wrap_add<T>(start, of_bits<T>(expect));
+          MP_CHECK(bits_of(fin) == bits_of(want), "%s: final value %s, expected %s", what.c_str(),
+                   gputest::show<T>(bits_of(fin)).c_str(), gputest::show<T>(bits_of(want)).c_str());
+          break;
+        }
+        case kAdd: {
+          uint64_t sum = 0;
+          for (uint64_t id = 0; id < static_cast<uint64_t>(kN); ++id) sum += bits_of(add_operand<T>(seed, id));
+          const T want = wrap_add<T>(start, of_bits<T>(sum));
+          MP_CHECK(bits_of(fin) == bits_of(want), "%s: final value %s, expected %s", what.c_str(),
+                   gputest::show<T>(bits_of(fin)).c_str(), gputest::show<T>(bits_of(want)).c_str());
+          break;
+        }
+        case kSwap:
+          check_swap_chain<T>(what.c_str(), all, start, fin, c.me);
+          break;
+        case kSetFetch:
+          check_set_fetch<T>(what.c_str(), all, start, fin);
+          break;
+      }
+    }
+  }
+  if (c.me == 0)
+    std::printf("gpu_atomic: %s: fetch_inc, inc, fetch_add, add, compare_swap, swap, set, fetch\n", A::name);
+}
+
+template <class E>
+void extended_suite(Ctx& c) {
+  using T = typename E::T;
+  const std::string type = E::name;
+  auto* word = static_cast<T*>(c.word);
+  for (int tgt = 0; tgt < 2; ++tgt) {
+    for (int op : {kSwap, kSetFetch, kSequence}) {
+      const uint64_t seed = mp::seed_of(0, ++c.round, 0xe47);
+      if (op == kSequence) {
+        const T start = whole<T>(kStartId + (seed & 7));
+        for (int actor = 0; actor < 2; ++actor) {
+          const std::string what = "PE " + std::to_string(actor) + ": nvshmem_" + type + "_atomic_{fetch,set,swap} " +
+                                   op_names[op] + " " + where(actor, tgt);
+          std::vector<unsigned long long> all;
+          T fin{};
+          gputest::Failure fl;
+          run<T>(
+              c, tgt, actor, start, 0, what.c_str(),
+              [&] { extended_kernel<E><<<1, 1>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev()); }, &all,
+              &fin, &fl);
+          check_sequence_run<T>(what, fl);
+        }
+        continue;
+      }
+      const T start = whole<T>(kStartId);
+      const std::string what = "nvshmem_" + type + "_atomic_" + op_names[op] + " by both PEs " + where(c.me, tgt) +
+                               ", " + std::to_string(kN) + " operations";
+      std::vector<unsigned long long> all;
+      T fin{};
+      gputest::Failure fl;
+      const bool checker = run<T>(
+          c, tgt, -1, start, kPerPe, what.c_str(),
+          [&] { extended_kernel<E><<<kBlocks, kThreads>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev()); },
+          &all, &fin, &fl);
+      if (!checker) continue;
+      if (op == kSwap) {
+        check_swap_chain<T>(what.c_str(), all, start, fin, c.me);
+      } else {
+        check_set_fetch<T>(what.c_str(), all, start, fin);
+      }
+    }
+  }
+  if (c.me == 0) std::printf("gpu_atomic: %s: swap, set, fetch\n", E::name);
+}
+
+template <class B>
+void bitwise_suite(Ctx& c) {
+  using T = typename B::T;
+  constexpr int kBits = 8 * sizeof(T);
+  auto* word = static_cast<T*>(c.word);
+  for (int tgt = 0; tgt < 2; ++tgt) {
+    const uint64_t seed = mp::seed_of(0, ++c.round, 0xb17);
+    const uint64_t start = hash64(seed ^ 0x5) & word_mask<T>();
+    const std::string what = std::string("nvshmem_") + B::name + "_atomic_{and,or,xor,fetch_and,fetch_or,fetch_xor," +
+                             "fetch} on one bit per thread, by both PEs " + where(c.me, tgt);
+    c.failures->reset();
+    if (c.me == tgt) CUDA_CHECK(cudaMemcpy(word, &start, sizeof(T), cudaMemcpyHostToDevice));
+    gputest::sync_and_barrier();
+    bitwise_kernel<B><<<1, kBits / 2>>>(word, tgt, c.me, start, seed, c.failures->dev());
+    CUDA_CHECK(cudaGetLastError());
+    gputest::sync_or_die(0, 30, [&] { return what; });
+    gputest::sync_and_barrier();
+    gputest::Failure fl = c.failures->get();
+    MP_CHECK(fl.count == 0,
+             "%s: %llu fetched values show the caller's bit wrong; the first: bit %lld, step %lld, %s returned %s, "
+             "in which bit %lld should be %llu",
+             what.c_str(), fl.count, fl.index, fl.round, bit_op_names[fl.check], gputest::show<T>(fl.actual).c_str(),
+             fl.index, fl.expected);
+    if (c.me == tgt) {
+      uint64_t want = 0;
+      for (int bit = 0; bit < kBits; ++bit) {
+        int state = static_cast<int>((start >> bit) & 1);
+        for (int k = 0; k < kBitSteps; ++k) state = bit_after(bit_op(seed, bit, k), state);
+        want |= static_cast<uint64_t>(state) << bit;
+      }
+      T fin{};
+      CUDA_CHECK(cudaMemcpy(&fin, word, sizeof(T), cudaMemcpyDeviceToHost));
+      MP_CHECK((bits_of(fin) & word_mask<T>()) == want, "%s: final word %s, expected %s (start %s)", what.c_str(),
+               gputest::show<T>(bits_of(fin)).c_str(), gputest::show<T>(want).c_str(), gputest::show<T>(start).c_str());
+    }
+    gputest::sync_and_barrier();
+  }
+  if (c.me == 0) std::printf("gpu_atomic: %s: and, or, xor, fetch_and, fetch_or, fetch_xor\n", B::name);
+}
+
+}  // namespace
+
+int main() {
+  gputest::init_and_select_gpu();
+  MP_CHECK(nvshmem_n_pes() == 2, "run with 2 PEs");
+  Ctx c;
+  c.me = nvshmem_my_pe();
+  c.word = nvshmem_malloc(64);
+  c.fetched = static_cast<unsigned long long*>(nvshmem_malloc(kPerPe * sizeof(unsigned long long)));
+  MP_CHECK(c.word && c.fetched, "nvshmem_malloc failed");
+  {
+    gputest::Failures failures;
+    c.failures = &failures;
+#define GSHMEMT_RUN(NAME, TYPE) arith_suite<Arith_##NAME>(c);
+    GSHMEMT_TYPES_AMO_STD(GSHMEMT_RUN)
+    GSHMEMT_TYPES_AMO_BIT(GSHMEMT_RUN)
+#undef GSHMEMT_RUN
+#define GSHMEMT_RUN(NAME, TYPE) bitwise_suite<Bitwise_##NAME>(c);
+    GSHMEMT_TYPES_AMO_BIT(GSHMEMT_RUN)
+#undef GSHMEMT_RUN
+#define GSHMEMT_RUN(NAME, TYPE) extended_suite<Extended_##NAME>(c);
+    GSHMEMT_TYPES_AMO_EXT(GSHMEMT_RUN)
+#undef GSHMEMT_RUN
+    gputest::sync_and_barrier();
+  }
+  nvshmem_free(c.fetched);
+  nvshmem_free(c.word);
+  if (c.me == 0) std::printf("gpu_atomic: every check passed on 2 PEs\n");
+  nvshmem_finalize();
+  return 0;
+}
