@@ -1,44 +1,63 @@
 #!/usr/bin/env bash
 # Builds gshmem on a machine with GPUs, runs the GPU tests, then bench/compare (the perftests
-# against gshmem and NVSHMEM side by side). Logs and results go to $OUT; the table is printed last.
-#   OUT=/tmp/gpu-check [REPS=3] [TESTS=put_bw_c4,...] scripts/gpu-check.sh [--quick | --perf-only]
+# against gshmem and NVSHMEM side by side). Logs and results go to $LOG; at the end the bench table,
+# results.json and all logs packed as logs.tgz are copied to $OUT (a few files, easy to fetch).
+# The summaries are printed, the table last.
+#   OUT=/tmp/out [LOG=/tmp/gpu-check] [REPS=3] [TESTS=put_bw_c4,...] [DEADLINE=s] scripts/gpu-check.sh [STAGE ...]
+# Stages, in this order whatever order they are named in (default: build gpu bench):
+#   build  configure and build everything, and the perftests against NVSHMEM beside it
+#   gpu    ctest -L gpu
+#   rest   ctest of everything else (what CI runs, on this machine's build)
+#   bench  bench/compare on what build built
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gshmem-gpu-check}
+LOG=${LOG:-/tmp/gshmem-gpu-check-logs}
 REPS=${REPS:-3}
-mkdir -p "$OUT"
 BUILD=${BUILD:-build-gpu}
+mkdir -p "$OUT" "$LOG"
+stages=" ${*:-build gpu bench} "
+want() { [[ "$stages" == *" $1 "* ]]; }
 step() { echo "== $(date +%T) $*"; }
+pack() {
+  cp "$LOG"/bench/table.txt "$LOG"/bench/results.json "$OUT"/ 2>/dev/null
+  tar czf "$OUT/logs.tgz" -C "$LOG" --exclude='*.o' --exclude=nvshmem-bin . 2>/dev/null
+}
+trap pack EXIT
+status=0
 
 step "machine"
-{ nvidia-smi -L; nvidia-smi topo -m; nvcc --version | tail -2; } > "$OUT/machine.txt" 2>&1
-head -3 "$OUT/machine.txt"
+{ nvidia-smi -L; nvidia-smi topo -m; nvcc --version | tail -2; } > "$LOG/machine.txt" 2>&1
+head -3 "$LOG/machine.txt"
 
-step "build"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/configure.log" 2>&1 ||
-  { tail -30 "$OUT/configure.log"; exit 1; }
-PERF_ONLY=0
-[ "${1:-}" = "--perf-only" ] && PERF_ONLY=1
-targets=""
-[ $PERF_ONLY = 1 ] && targets="gshmrun perftest_device_shmem_put_bw perftest_device_shmem_get_bw perftest_host_bw perftest_host_latency"
-ninja -C "$BUILD" $targets > "$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; }
+if want build; then
+  step "build (gshmem, and the perftests against NVSHMEM beside it)"
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$LOG/configure.log" 2>&1 ||
+    { tail -30 "$LOG/configure.log"; exit 1; }
+  python3 bench/compare "$LOG/bench-build" --build-dir "$BUILD" --build nvshmem --build-only > "$LOG/nvshmem-build.log" 2>&1 &
+  nv_pid=$!
+  ninja -C "$BUILD" > "$LOG/build.log" 2>&1 || { grep -E "error|FAILED" "$LOG/build.log" | head -30; exit 1; }
+  wait $nv_pid || status=1
+  tail -1 "$LOG/nvshmem-build.log"
+fi
 
 export GSHMEM_WAIT_WARN=${GSHMEM_WAIT_WARN:-10}
-if [ $PERF_ONLY = 0 ]; then
-step "smoke: gpu_select, example_ring"
-if ! (cd "$BUILD" && ctest -R "^(gpu_select|example_ring)$" --output-on-failure --timeout 45) > "$OUT/ctest-smoke.log" 2>&1; then
-  tail -60 "$OUT/ctest-smoke.log"
-  exit 1
+if want gpu; then
+  step "ctest -L gpu"
+  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 90 -j 2) > "$LOG/ctest-gpu.log" 2>&1 || status=1
+  grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Skipped\)" "$LOG/ctest-gpu.log" | head -30
 fi
-step "ctest -L gpu"
-(cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 120 -j 2) > "$OUT/ctest-gpu.log" 2>&1
-grep -E "tests passed|Failed|Skipped|\*\*\*" "$OUT/ctest-gpu.log" | head -30
-if [ "${1:-}" != "--quick" ]; then
+if want rest; then
   step "ctest (everything else)"
-  (cd "$BUILD" && ctest -LE gpu --timeout 300 -j 8) > "$OUT/ctest-rest.log" 2>&1
-  grep -E "tests passed|\(Failed\)|\(Timeout\)" "$OUT/ctest-rest.log" | head -20
+  (cd "$BUILD" && ctest -LE gpu --timeout 300 -j 8) > "$LOG/ctest-rest.log" 2>&1 || status=1
+  grep -E "tests passed|\(Failed\)|\(Timeout\)" "$LOG/ctest-rest.log" | head -20
 fi
+if want bench; then
+  step "perftests against NVSHMEM: bench/compare"
+  python3 bench/compare "$LOG/bench" --no-build --build-dir "$BUILD" --reps "$REPS" ${TESTS:+--tests "$TESTS"} \
+    ${DEADLINE:+--deadline "$DEADLINE"} \
+    > "$LOG/bench.log" 2>&1 || status=1
+  grep -vE "^  \[" "$LOG/bench.log"
 fi
-
-step "perftests against NVSHMEM: bench/compare"
-python3 bench/compare "$OUT/bench" --no-build --build-dir "$BUILD" --reps "$REPS" ${TESTS:+--tests "$TESTS"}
+step "done (status $status)"
+exit $status

@@ -1,6 +1,7 @@
 """Parsers for every perftest output format (NVSHMEM's, which gshmem's perftests keep).
 
 - basic:  "#<job>", a header "size(B)  scope  <var> (<units>)", rows "<size> <subjob> <value>"
+          (the subjob may contain spaces: "with _on_stream")
 - v1:     device collectives: "size(B) count type [redop] scope latency(us) algbw(GB/s) busbw(GB/s)"
 - v2:     host on-stream collectives: "size(B) count type [redop] latency(us) min_lat(us) max_lat(us)
           algbw(GB/s) busbw(GB/s)"
@@ -75,11 +76,13 @@ def parse_output(text):
         parts = line.split()
         kind = table[0]
         if kind == "basic":
-            if len(parts) != 3 or not parts[0].isdigit() or not _is_number(parts[2]):
+            # The subjob may hold spaces (stream_latency's "with _on_stream"): it is everything
+            # between the size and the value.
+            if len(parts) < 3 or not parts[0].isdigit() or not _is_number(parts[-1]):
                 table = None
                 continue
             metric, units = table[2], table[3]
-            samples.append(Sample(job, parts[1], int(parts[0]), metric, units, float(parts[2]),
+            samples.append(Sample(job, " ".join(parts[1:-1]), int(parts[0]), metric, units, float(parts[-1]),
                                   higher_is_better(metric, units)))
         else:
             cols = table[1]

@@ -12,8 +12,14 @@ class Row:
     metric: str
     units: str
     higher_is_better: bool
+    job: str = ""      # the table a value comes from: its job name ...
+    subjob: str = ""   # ... and its scope/type column (a test may print several tables)
+    series: str = ""   # what tells this row's table from the test's others ("" when it has one)
     gshmem: list = field(default_factory=list)   # one value per repetition
     nvshmem: list = field(default_factory=list)
+
+    def label(self):
+        return f"{self.test}[{self.series}]" if self.series else self.test
 
     def median(self, lib):
         values = self.gshmem if lib == "gshmem" else self.nvshmem
@@ -34,8 +40,11 @@ def load_goals(path):
 
 
 def goal_for(goals, row):
+    """The goal of a row: same test, size and metric, and the same subjob when the goal names one
+    (a goal without a subjob applies to every table of its test)."""
     for g in goals:
-        if g["test"] == row.test and g["size"] == row.size and g.get("metric", row.metric) == row.metric:
+        if (g["test"] == row.test and g["size"] == row.size and g.get("metric", row.metric) == row.metric and
+                g.get("subjob", row.subjob) == row.subjob):
             return g
     return None
 
@@ -48,14 +57,28 @@ def meets(goal, value, higher_is_better):
 
 def build_rows(records):
     """Groups raw records (dicts with test, args, library, size, metric, units, value,
-    higher_is_better) into rows, one per test, size and metric."""
+    higher_is_better, and the job and subjob of their table) into rows: one per test, table, size and
+    metric, so that the tables of one test (thread, warp and block scope; one per type) are never
+    mixed in one median."""
     rows = {}
     for r in records:
-        key = (r["test"], r["size"], r["metric"])
+        job, subjob = r.get("job", ""), r.get("subjob", "")
+        key = (r["test"], job, subjob, r["size"], r["metric"])
         row = rows.get(key)
         if row is None:
-            row = rows[key] = Row(r["test"], r["args"], r["size"], r["metric"], r["units"], r["higher_is_better"])
+            row = rows[key] = Row(r["test"], r["args"], r["size"], r["metric"], r["units"], r["higher_is_better"],
+                                  job, subjob)
         (row.gshmem if r["library"] == "gshmem" else row.nvshmem).append(r["value"])
+    # Name the tables of tests that print several by what differs between them.
+    tables = {}
+    for test, job, subjob, _, _ in rows:
+        tables.setdefault(test, set()).add((job, subjob))
+    for (test, job, subjob, _, _), row in rows.items():
+        seen = tables[test]
+        if len(seen) > 1:
+            jobs_differ = len({j for j, _ in seen}) > 1
+            subjobs_differ = len({s for _, s in seen}) > 1
+            row.series = "/".join(p for p, differs in ((job, jobs_differ), (subjob, subjobs_differ)) if differs)
     return [rows[k] for k in sorted(rows)]
 
 
@@ -63,7 +86,7 @@ def table(rows, goals, only_goal_rows=False):
     """The summary table as text. Marks: MISS (a goal row whose gshmem median misses its goal),
     SLOWER (gshmem worse than NVSHMEM)."""
     lines = []
-    head = f"{'test':<14} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6} {'goal':>9}  mark   args"
+    head = f"{'test':<28} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6} {'goal':>9}  mark   args"
     lines.append(head)
     for row in rows:
         goal = goal_for(goals, row)
@@ -78,7 +101,7 @@ def table(rows, goals, only_goal_rows=False):
         if ratio is not None and ratio < 0.98:
             marks.append("SLOWER")
         fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"
-        lines.append(f"{row.test:<14} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(n)} {fmt(g)} "
+        lines.append(f"{row.label():<28} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(n)} {fmt(g)} "
                      f"{(f'{ratio:6.2f}' if ratio is not None else '     -')} {goal_text:>9}  {','.join(marks):<6} {row.args}")
     lines.append("ratio > 1: gshmem better (gshmem/NVSHMEM for bandwidth, NVSHMEM/gshmem for latency); medians "
                  "over the repetitions; MISS: misses its goal in bench/goals.json; SLOWER: more than 2% worse than NVSHMEM")

@@ -7,7 +7,13 @@ PROGRAMS = {  # program -> (source under perftest/, kind)
     "shmem_get_bw": ("device/pt-to-pt/shmem_get_bw.cu", "device"),
     "bw": ("host/pt-to-pt/bw.cpp", "host"),
     "latency": ("host/pt-to-pt/latency.cpp", "host"),
+    "stream_latency": ("host/pt-to-pt/stream_latency.cpp", "host"),
 }
+PROGRAMS.update({name: (f"device/pt-to-pt/{name}.cu", "device") for name in (
+    "shmem_p_bw", "shmem_g_bw", "shmem_st_bw", "shmem_p_latency", "shmem_g_latency", "shmem_put_latency",
+    "shmem_get_latency", "shmem_atomic_latency", "shmem_atomic_bw", "shmem_atomic_ping_pong_latency",
+    "shmem_p_ping_pong_latency", "shmem_put_ping_pong_latency", "shmem_signal_ping_pong_latency",
+    "shmem_put_signal_ping_pong_latency")})
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,45 @@ class ParseTest(unittest.TestCase):
         self.assertEqual({x.size for x in s}, {256, 512})
         self.assertEqual(s[0].subjob, "int")
 
+    def test_basic_tables_with_one_subjob_each(self):
+        s = parse.parse_output(data("shmem_put_latency.txt"))
+        self.assertEqual(len(s), 15)  # Thread, Warp, Block x 4..64 B
+        self.assertEqual([x.subjob for x in s[::5]], ["Thread", "Warp", "Block"])
+        self.assertTrue(all(x.job == "shmem_put_latency" and x.metric == "latency" and not x.higher_is_better
+                            for x in s))
+        self.assertEqual(s[1], parse.Sample("shmem_put_latency", "Thread", 8, "latency", "us", 1.874, False))
+
+    def test_one_row_table_per_type(self):
+        s = parse.parse_output(data("shmem_atomic_latency.txt"))
+        self.assertEqual([(x.job, x.size) for x in s], [("shmem_at_int_inc_ping_lat", 4),
+                                                         ("shmem_at_long_inc_ping_lat", 8),
+                                                         ("shmem_at_uint64_inc_ping_lat", 8)])
+        self.assertAlmostEqual(s[2].value, 1.131)
+
+    def test_bandwidth_and_message_rate_tables(self):
+        s = parse.parse_output(data("shmem_p_bw_msgrate.txt"))  # also a "Note:" line before the options
+        self.assertEqual([x.metric for x in s], ["BW"] * 3 + ["msgrate"] * 3)
+        self.assertTrue(all(x.higher_is_better for x in s))
+        self.assertEqual(s[3].units, "MMPS")
+        self.assertAlmostEqual(s[5].value, 241.9)
+
+    def test_v1_table_of_the_atomic_ping_pong(self):
+        s = parse.parse_output(data("shmem_atomic_ping_pong_v1.txt"))
+        lat = [x for x in s if x.metric == "latency"]
+        self.assertEqual([(x.job, x.subjob, x.size) for x in lat], [("shmem_at_int_inc_ping_lat", "int-thread", 4),
+                                                                    ("shmem_at_uint64_inc_ping_lat", "uint64-thread", 8)])
+        self.assertAlmostEqual(lat[1].value, 3.377)
+        self.assertEqual(sorted({x.metric for x in s}), ["algbw", "busbw", "latency"])
+
+    def test_stream_latency_subjobs_with_spaces(self):
+        for name in ("stream_latency.txt", "stream_latency_machine.txt"):
+            s = parse.parse_output(data(name))
+            self.assertEqual(len(s), 8, name)
+            self.assertEqual({x.subjob for x in s}, {"with _on_stream", "without _on_stream"}, name)
+            self.assertTrue(all(x.job == "Stream_Latency" and x.units == "us" for x in s), name)
+            self.assertEqual(s[4], parse.Sample("Stream_Latency", "without _on_stream", 4, "latency", "us", 16.871,
+                                                False), name)
+
     def test_failures_are_recognised(self):
         self.assertTrue(parse.failed(data("failed_check.txt"), 0))
         self.assertTrue(parse.failed("", 139))
@@ -101,6 +140,24 @@ class ReportTest(unittest.TestCase):
         only = report.table(report.build_rows(recs), goals, only_goal_rows=True)
         self.assertEqual(len(only.splitlines()), 4)  # header, 2 goal rows, footer
 
+    def test_tables_of_one_test_stay_apart(self):
+        def rec(lib, subjob, value):
+            r = record("put_latency", lib, 8, value, "latency", "us", False)
+            r.update(job="shmem_put_latency", subjob=subjob)
+            return r
+        recs = [rec("gshmem", "Thread", 1.0), rec("nvshmem", "Thread", 2.0),
+                rec("gshmem", "Block", 9.0), rec("nvshmem", "Block", 3.0)]
+        rows = {r.label(): r for r in report.build_rows(recs)}
+        self.assertEqual(sorted(rows), ["put_latency[Block]", "put_latency[Thread]"])
+        self.assertEqual(rows["put_latency[Thread]"].median("gshmem"), 1.0)  # not the median of 1 and 9
+        self.assertAlmostEqual(rows["put_latency[Block]"].ratio(), 3.0 / 9.0)
+        goals = [{"test": "put_latency", "size": 8, "metric": "latency", "subjob": "Thread", "goal": 1.3}]
+        self.assertIsNotNone(report.goal_for(goals, rows["put_latency[Thread]"]))
+        self.assertIsNone(report.goal_for(goals, rows["put_latency[Block]"]))
+        text = report.table(list(rows.values()), goals, only_goal_rows=True)
+        self.assertIn("put_latency[Thread]", text)
+        self.assertNotIn("put_latency[Block]", text)
+
     def test_goals_file_matches_the_default_run_list(self):
         bench = os.path.dirname(HERE)
         goals = report.load_goals(os.path.join(bench, "goals.json"))
@@ -132,6 +189,26 @@ class RunlistTest(unittest.TestCase):
                 runlist.read_runlist(f.name)
         finally:
             os.unlink(f.name)
+
+
+class ProgramsTest(unittest.TestCase):
+    """The programs bench/compare knows are the perftests that exist and that CMake builds."""
+
+    def test_every_perftest_can_be_run_and_every_program_exists(self):
+        perftest = os.path.join(os.path.dirname(os.path.dirname(HERE)), "perftest")
+        with open(os.path.join(perftest, "CMakeLists.txt")) as f:
+            cmake = f.read()
+        sources = set()
+        for kind, ext in (("device", ".cu"), ("host", ".cpp")):
+            folder = os.path.join(perftest, kind, "pt-to-pt")
+            sources |= {f"{kind}/pt-to-pt/{n}" for n in os.listdir(folder) if n.endswith(ext)}
+        known = {src for src, _ in runlist.PROGRAMS.values()}
+        self.assertEqual(sources - known, set(), "perftests that bench/compare cannot run (runlist.PROGRAMS)")
+        for name, (src, kind) in runlist.PROGRAMS.items():
+            self.assertTrue(os.path.exists(os.path.join(perftest, src)), src)
+            self.assertEqual(os.path.splitext(os.path.basename(src))[0], name)
+            self.assertEqual(src.split("/")[0], kind)
+            self.assertIn(name, cmake, f"{name} is not registered in perftest/CMakeLists.txt")
 
 
 class PlotTest(unittest.TestCase):
