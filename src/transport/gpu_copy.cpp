@@ -143,8 +143,17 @@ class GpuTransport final : public Transport {
     if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
       // A graph being captured may not wait for an event of another stream. What the internal
       // stream holds was issued before the graph runs, so complete it now; the graph's own
-      // operations are ordered by its edges.
-      GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
+      // operations are ordered by its edges. A capture in the global or thread-local mode forbids
+      // synchronizing any stream from this thread, so relax the mode for this one call (the
+      // internal stream is never captured, so the wait is safe) and put it back after.
+      CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+      GSHMEM_CU_CHECK(cuThreadExchangeStreamCaptureMode, &mode);
+      const CUresult rc = cu().cuStreamSynchronize(stream_);
+      GSHMEM_CU_CHECK(cuThreadExchangeStreamCaptureMode, &mode);
+      if (rc != CUDA_SUCCESS) {
+        GSHMEM_ERROR("%s", cuda_error("cuStreamSynchronize", rc).c_str());
+        return GSHMEM_ERROR_CUDA;
+      }
       return GSHMEM_SUCCESS;
     }
     GSHMEM_CU_CHECK(cuEventRecord, event_, stream_);

@@ -80,13 +80,26 @@ __global__ void rma_kernel(int op, int scope, char* dst, const char* src, size_t
   nvshmem_quiet();
 }
 
+// The shape of a latency loop: block-scope int get_nbi, then quiet, repeated. With 1024 threads
+// per block it launches only if the get's unrolled copy loop fits in 64 registers per thread.
+__global__ void get_loop_kernel(int* local, const int* sym, size_t nelems, int pe, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    nvshmemx_int_get_nbi_block(local, sym, nelems, pe);
+    __syncthreads();
+    if (threadIdx.x == 0) nvshmem_quiet();
+    __syncthreads();
+  }
+}
+
 void launch(int op, int scope, char* dst, const char* src, size_t n, int pe) {
   if (scope == kThread) {
     rma_kernel<<<1, 1>>>(op, scope, dst, src, n, pe);
   } else if (scope == kWarp) {
     rma_kernel<<<1, 64>>>(op, scope, dst, src, n, pe);
   } else {
-    rma_kernel<<<1, dim3(32, 8)>>>(op, scope, dst, src, n, pe);  // 2-D block: 256 threads
+    // A 2-D block of 1024 threads, the most a block may have: the copy loops must fit in 64
+    // registers per thread or this launch fails.
+    rma_kernel<<<1, dim3(32, 32)>>>(op, scope, dst, src, n, pe);
   }
   KERNEL_CHECK();
 }
@@ -156,6 +169,21 @@ int main() {
         ++checked;
       }
     }
+  }
+  {
+    const size_t n = 1u << 20;  // bytes
+    ++round;
+    mp::fill(host.data(), n, mp::seed_of(me, round));
+    CUDA_CHECK(cudaMemcpy(sym_src, host.data(), n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dev_dst, 0, n));
+    nvshmem_barrier_all();
+    get_loop_kernel<<<1, 1024>>>(reinterpret_cast<int*>(dev_dst), reinterpret_cast<const int*>(sym_src),
+                                 n / sizeof(int), next, 3);
+    KERNEL_CHECK();
+    auto got = gputest::to_host(dev_dst, n);
+    MP_CHECK(mp::first_mismatch(got.data(), n, mp::seed_of(next, round)) < 0,
+             "a 1024-thread loop of block get_nbi and quiet read wrong data");
+    ++checked;
   }
   nvshmem_barrier_all();
   CUDA_CHECK(cudaFree(dev_src));

@@ -25,16 +25,23 @@ __device__ __forceinline__ void copy_vectors(char* d, const char* s, size_t n, i
   const size_t nv = n / W;
   V* dv = reinterpret_cast<V*>(d);
   const V* sv = reinterpret_cast<const V*>(s);
-  size_t i = tid;
   const size_t step = static_cast<size_t>(nt);
-  for (; i + (Unroll - 1) * step < nv; i += Unroll * step) {
-    V t[Unroll];
+  if (nv < 0x80000000u) {
+    // 32-bit indices (which cannot wrap below 2^31): the unrolled loop then fits in 64 registers,
+    // so a kernel of 1024 threads per block that calls it still launches.
+    const unsigned nv32 = static_cast<unsigned>(nv), step32 = static_cast<unsigned>(nt);
+    unsigned i = static_cast<unsigned>(tid);
+    for (; i < nv32 && nv32 - i > (Unroll - 1) * step32; i += Unroll * step32) {
+      V t[Unroll];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) t[u] = sv[i + u * step];
+      for (int u = 0; u < Unroll; ++u) t[u] = sv[i + u * step32];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) dv[i + u * step] = t[u];
+      for (int u = 0; u < Unroll; ++u) dv[i + u * step32] = t[u];
+    }
+    for (; i < nv32; i += step32) dv[i] = sv[i];
+  } else {
+    for (size_t i = tid; i < nv; i += step) dv[i] = sv[i];
   }
-  for (; i < nv; i += step) dv[i] = sv[i];
   for (size_t j = nv * W + tid; j < n; j += step) d[j] = s[j];
 }
 
