@@ -86,7 +86,9 @@ def table(rows, goals, only_goal_rows=False):
     """The summary table as text. Marks: MISS (a goal row whose gshmem median misses its goal),
     SLOWER (gshmem worse than NVSHMEM)."""
     lines = []
-    head = f"{'test':<28} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6} {'goal':>9}  mark   args"
+    shown = [r for r in rows if not only_goal_rows or goal_for(goals, r)]
+    w = max([28] + [len(r.label()) for r in shown])
+    head = f"{'test':<{w}} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6} {'goal':>9}  mark   args"
     lines.append(head)
     for row in rows:
         goal = goal_for(goals, row)
@@ -101,7 +103,7 @@ def table(rows, goals, only_goal_rows=False):
         if ratio is not None and ratio < 0.98:
             marks.append("SLOWER")
         fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"
-        lines.append(f"{row.label():<28} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(n)} {fmt(g)} "
+        lines.append(f"{row.label():<{w}} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(n)} {fmt(g)} "
                      f"{(f'{ratio:6.2f}' if ratio is not None else '     -')} {goal_text:>9}  {','.join(marks):<6} {row.args}")
     lines.append("ratio > 1: gshmem better (gshmem/NVSHMEM for bandwidth, NVSHMEM/gshmem for latency); medians "
                  "over the repetitions; MISS: misses its goal in bench/goals.json; SLOWER: more than 2% worse than NVSHMEM")
