@@ -232,5 +232,38 @@ class ResultsJsonTest(unittest.TestCase):
         self.assertEqual(report.build_rows(json.loads(text)["records"])[0].median("gshmem"), 1.5)
 
 
+class MergeTest(unittest.TestCase):
+    def test_report_only_merges_earlier_runs(self):
+        import subprocess
+        compare = os.path.join(os.path.dirname(HERE), "compare")
+        with tempfile.TemporaryDirectory() as tmp:
+            parts = []
+            for i, recs in enumerate([
+                    [record("put_bw_c4", lib, 33554432, v, rep=r) for lib, v in (("gshmem", 180.0), ("nvshmem", 170.0))
+                     for r in (1, 2, 3)],
+                    [record("host_latency", lib, 8, v, metric="latency", units="us", high=False, rep=r)
+                     for lib, v in (("gshmem", 8.0), ("nvshmem", 9.0))
+                     for r in (1, 2, 3)]]):
+                path = os.path.join(tmp, f"part{i}.json")
+                with open(path, "w") as f:
+                    json.dump({"machine": {"gpus": ["H200"]}, "libraries": {"gshmem": "x", "nvshmem": "y"},
+                               "records": recs, "failures": [], "not_run": ["gshmem st_bw (repetition 3)"] * i}, f)
+                parts.append(path)
+            out = os.path.join(tmp, "all")
+            p = subprocess.run([sys.executable, compare, out, "--report-only", "--add-results", parts[0], "--add-results",
+                                parts[1]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+            # The run left out in part 1 is carried over: the merged report says so and fails.
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("NOT RUN", p.stdout)
+            with open(os.path.join(out, "results.json")) as f:
+                merged = json.load(f)
+            self.assertEqual(len(merged["records"]), 12)
+            self.assertEqual(merged["machine"], {"gpus": ["H200"]})
+            with open(os.path.join(out, "table.txt")) as f:
+                table = f.read()
+            self.assertRegex(table, r"put_bw_c4 +33554432 .* 170\.000 +180\.000 +1\.06")
+            self.assertRegex(table, r"host_latency +8 .* 9\.000 +8\.000 +1\.12")
+
+
 if __name__ == "__main__":
     unittest.main()
