@@ -12,13 +12,39 @@
 namespace gshmem {
 namespace detail {
 
+// Copies n < W bytes with the widest accesses (8, 4, 2 or 1 bytes, narrower than W) that the
+// position allows; one thread does it. Contract: `d` and `s` agree modulo W, so every access
+// aligned for `d` is aligned for `s` too. A message of 4 or 8 bytes is then one access, not 4 or 8.
+template <size_t W>
+__device__ __forceinline__ void copy_small(char* d, const char* s, size_t n) {
+  while (n > 0) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(d);
+    size_t w = 1;
+    if (W > 8 && n >= 8 && (a & 7) == 0) {
+      *reinterpret_cast<uint2*>(d) = *reinterpret_cast<const uint2*>(s);
+      w = 8;
+    } else if (W > 4 && n >= 4 && (a & 3) == 0) {
+      *reinterpret_cast<uint32_t*>(d) = *reinterpret_cast<const uint32_t*>(s);
+      w = 4;
+    } else if (W > 2 && n >= 2 && (a & 1) == 0) {
+      *reinterpret_cast<uint16_t*>(d) = *reinterpret_cast<const uint16_t*>(s);
+      w = 2;
+    } else {
+      *d = *s;
+    }
+    d += w;
+    s += w;
+    n -= w;
+  }
+}
+
 template <class V, int Unroll>
 __device__ __forceinline__ void copy_vectors(char* d, const char* s, size_t n, int tid, int nt) {
   constexpr size_t W = sizeof(V);
   // Bytes before `d` reaches a multiple of W (`s` reaches it at the same time).
   size_t head = (W - (reinterpret_cast<uintptr_t>(d) & (W - 1))) & (W - 1);
   if (head > n) head = n;
-  for (size_t i = tid; i < head; i += nt) d[i] = s[i];
+  if (head > 0 && tid == 0) copy_small<W>(d, s, head);
   d += head;
   s += head;
   n -= head;
@@ -42,7 +68,8 @@ __device__ __forceinline__ void copy_vectors(char* d, const char* s, size_t n, i
   } else {
     for (size_t i = tid; i < nv; i += step) dv[i] = sv[i];
   }
-  for (size_t j = nv * W + tid; j < n; j += step) d[j] = s[j];
+  // The tail, under W bytes, by the last thread (the first may still be busy with the head).
+  if (nv * W < n && tid == nt - 1) copy_small<W>(d + nv * W, s + nv * W, n - nv * W);
 }
 
 // Copies `n` bytes from `src` to `dst` using every thread of scope S. Contract: every thread of
