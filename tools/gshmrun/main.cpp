@@ -5,6 +5,7 @@
 // shell command (ssh by default) with those variables on the command line. If a PE exits with a
 // non-zero status or dies by a signal, gshmrun stops the others and exits non-zero, naming the PE
 // and how it ended.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -191,7 +192,26 @@ struct Pe {
   pid_t pid = -1;
   bool running = false;
   bool stopped_by_us = false;
+  int lifeline = -1;  // a remote PE's stdin pipe: closing it (or gshmrun dying) stops that PE
 };
+
+// The command a remote shell runs for one PE. It reads the job secret from stdin (so the secret is
+// on no command line), starts the PE in the background, and watches stdin: when gshmrun closes the
+// pipe or dies, or the remote shell's connection drops, stdin ends and the PE gets SIGTERM, then
+// SIGKILL 3 s later. A remote shell such as ssh without a terminal forwards no signal, so without
+// this watch an interrupted job would leave its remote PEs running. A signal to this shell itself
+// (a launcher that runs it directly) is passed on to the PE. Ends as the PE ended: with its exit
+// code, or killed by the same signal.
+std::string remote_script(const std::vector<std::string>& quoted_command) {
+  std::string run = "env";
+  for (const std::string& w : quoted_command) run += " " + w;
+  return "IFS= read -r GSHMEM_RUN_SECRET || exit 111; export GSHMEM_RUN_SECRET; exec 3<&0; " + run +
+         " </dev/null 3<&- & pe=$!; trap 'kill -TERM $pe 2>/dev/null' TERM INT HUP; "
+         "(while IFS= read -r _; do :; done; kill -TERM $pe 2>/dev/null; sleep 3; kill -KILL $pe 2>/dev/null) <&3 & "
+         "w=$!; exec 3<&-; while :; do wait $pe; rc=$?; kill -0 $pe 2>/dev/null || break; done; "
+         "kill $w 2>/dev/null; "
+         "if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then trap - TERM INT HUP; kill -$((rc - 128)) $$; fi; exit $rc";
+}
 
 class Supervisor final : public TcpHub::Listener {
  public:
@@ -291,6 +311,7 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a PE that is gone must not take gshmrun with it; PEs get the default back
 
   const std::string root = root_host + ":" + std::to_string(port);
   const std::string secret_hex = to_hex(hub_opt.secret, sizeof hub_opt.secret);
@@ -323,7 +344,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < opt.npes; ++r) {
     const bool remote_pe = !host_of[r].empty() && !is_local(host_of[r]);
     int secret_pipe[2] = {-1, -1};
-    if (remote_pe && pipe(secret_pipe) != 0) {
+    if (remote_pe && pipe2(secret_pipe, O_CLOEXEC) != 0) {
       std::fprintf(stderr, "gshmrun: pipe failed: %s\n", std::strerror(errno));
       return 1;
     }
@@ -342,26 +363,27 @@ int main(int argc, char** argv) {
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
       signal(SIGHUP, SIG_DFL);
-      if (!host_of[r].empty() && !is_local(host_of[r])) {
-        // RSH HOST sh -c 'read the secret from stdin; exec env VAR=VALUE... PROGRAM ARGS...': the
-        // secret never appears on a command line, where every user of either host could read it.
-        std::string script = "IFS= read -r GSHMEM_RUN_SECRET && export GSHMEM_RUN_SECRET && exec env";
+      signal(SIGPIPE, SIG_DFL);
+      if (remote_pe) {
+        // RSH HOST sh -c 'read the secret from stdin; env VAR=VALUE... PROGRAM ARGS... & watch stdin':
+        // the secret never appears on a command line, where every user of either host could read it.
         std::vector<std::string> vars = {"GSHMEM_RUN_ROOT=" + root, "GSHMEM_RUN_RANK=" + std::to_string(r),
                                          "GSHMEM_RUN_SIZE=" + std::to_string(opt.npes),
                                          "GSHMEM_BOOTSTRAP_TIMEOUT=" + timeout_s};
         for (const std::string& f : forwarded) {
           if (f.rfind("GSHMEM_BOOTSTRAP_TIMEOUT=", 0) != 0) vars.push_back(f);
         }
-        for (const std::string& v : vars) script += " " + shell_quote(v);
-        for (const std::string& a : opt.argv) script += " " + shell_quote(a);
+        std::vector<std::string> quoted;
+        for (const std::string& v : vars) quoted.push_back(shell_quote(v));
+        for (const std::string& a : opt.argv) quoted.push_back(shell_quote(a));
+        const std::string script = remote_script(quoted);
         std::vector<std::string> words = rsh;
         words.push_back(host_of[r]);
         words.push_back("sh");
         words.push_back("-c");
         words.push_back(rsh_is_shell ? shell_quote(script) : script);
-        dup2(secret_pipe[0], 0);
+        dup2(secret_pipe[0], 0);  // the copy keeps no close-on-exec flag
         close(secret_pipe[0]);
-        close(secret_pipe[1]);
         std::vector<char*> rargv;
         for (std::string& w : words) rargv.push_back(&w[0]);
         rargv.push_back(nullptr);
@@ -377,10 +399,11 @@ int main(int argc, char** argv) {
       _exit(127);
     }
     if (remote_pe) {
+      // The write end stays open as the PE's lifeline (close-on-exec, so no other PE holds it).
       close(secret_pipe[0]);
       std::string line = secret_hex + "\n";
       (void)!write(secret_pipe[1], line.data(), line.size());
-      close(secret_pipe[1]);
+      pes[r].lifeline = secret_pipe[1];
     }
     pes[r].pid = pid;
     pes[r].running = true;
@@ -398,10 +421,15 @@ int main(int argc, char** argv) {
   bool stopping = false;
   Deadline kill_deadline{};
   int running = opt.npes;
+  auto cut_lifeline = [](Pe& p) {
+    if (p.lifeline >= 0) close(p.lifeline);
+    p.lifeline = -1;
+  };
   auto stop_all = [&](int sig) {
     for (Pe& p : pes) {
       if (p.running) {
         p.stopped_by_us = true;
+        cut_lifeline(p);
         kill(p.pid, sig);
       }
     }
@@ -417,6 +445,7 @@ int main(int argc, char** argv) {
         Pe& p = pes[r];
         if (p.pid != pid || !p.running) continue;
         p.running = false;
+        cut_lifeline(p);
         --running;
         bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         if (opt.verbose)
