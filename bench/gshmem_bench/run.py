@@ -60,34 +60,37 @@ def build_nvshmem(prefix, out_dir, arch, log):
         raise RuntimeError(f"no libnvshmem_host.so in {prefix}/lib")
     common = ["nvcc", "-std=c++17", "-O3", f"-arch=sm_{arch}", "-rdc=true", "-w", "-DPERFTEST_HAVE_CUDA=1",
               f"-I{prefix}/include", f"-I{REPO}/perftest/common"]
-    procs = [subprocess.Popen(common + ["-c", "-x", "c++", f"{REPO}/perftest/common/perftest.cpp", "-o",
-                                        f"{out_dir}/common.o"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)]
+    # Every compile, then every device link (nvcc -rdc against libnvshmem_device.a, the slow part),
+    # runs side by side.
+    compiles = {"common": common + ["-c", "-x", "c++", f"{REPO}/perftest/common/perftest.cpp", "-o", f"{out_dir}/common.o"]}
     for name, (src, _) in runlist.PROGRAMS.items():
-        procs.append(subprocess.Popen(common + ["-c", "-x", "cu", f"{REPO}/perftest/{src}", "-o", f"{out_dir}/{name}.o"],
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-    for p in procs:
-        out, _ = p.communicate()
-        with open(log, "a") as f:
-            f.write(out)
-    # The device links (nvcc -rdc against libnvshmem_device.a) are the slow part: run them side by side too.
+        compiles[name] = common + ["-c", "-x", "cu", f"{REPO}/perftest/{src}", "-o", f"{out_dir}/{name}.o"]
+    compiled = _run_side_by_side(compiles, log)
+    if "common" not in compiled:
+        return {}
     links = {}
-    for name in runlist.PROGRAMS:
+    for name in compiled - {"common"}:
         exe = f"{out_dir}/{name}"
         if os.path.exists(exe):
             os.remove(exe)
-        links[name] = subprocess.Popen(common + [f"{out_dir}/{name}.o", f"{out_dir}/common.o", f"-L{prefix}/lib",
-                                                 f"-l:{os.path.basename(host_libs[0])}", "-lnvshmem_device", "-lcuda",
-                                                 "-Xlinker", "-rpath", "-Xlinker", f"{prefix}/lib", "-o", exe],
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    built = {}
-    for name, p in links.items():
+        links[name] = common + [f"{out_dir}/{name}.o", f"{out_dir}/common.o", f"-L{prefix}/lib",
+                                f"-l:{os.path.basename(host_libs[0])}", "-lnvshmem_device", "-lcuda", "-Xlinker",
+                                "-rpath", "-Xlinker", f"{prefix}/lib", "-o", exe]
+    return {name: f"{out_dir}/{name}" for name in _run_side_by_side(links, log)}
+
+
+def _run_side_by_side(commands, log):
+    """Runs {name: command} all at once, appending each output to `log`; returns the names that succeeded."""
+    procs = {name: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for name, cmd in commands.items()}
+    ok = set()
+    for name, p in procs.items():
         out, _ = p.communicate()
         with open(log, "a") as f:
-            f.write(f"$ link {name}\n{out}\n[exit {p.returncode}]\n")
-        exe = f"{out_dir}/{name}"
-        if p.returncode == 0 and os.path.exists(exe):
-            built[name] = exe
-    return built
+            f.write(f"$ {' '.join(commands[name])}\n{out}\n[exit {p.returncode}]\n")
+        if p.returncode == 0:
+            ok.add(name)
+    return ok
 
 
 def built_nvshmem(out_dir):
