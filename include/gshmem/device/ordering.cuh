@@ -22,15 +22,7 @@ __device__ __forceinline__ void store_release_sys(uint64_t* p, uint64_t v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-__device__ __forceinline__ uint64_t load_acquire_sys(const uint64_t* p) {
-  uint64_t v;
-  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-// Acquire-release fence at system scope. After a relaxed poll it makes the poll an acquire (what
-// the waiter reads afterwards is at least as new as what the writer wrote before its release);
-// before a relaxed store or atomic it makes that a release (cheaper than fence.sc.sys).
+// Acquire-release fence at system scope: before a relaxed store or atomic it makes that a release.
 __device__ __forceinline__ void fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
 // Morally-strong loads and stores of 2, 4 or 8 bytes at system scope, for values that another GPU
@@ -51,6 +43,30 @@ __device__ __forceinline__ T load_relaxed_sys(const T* p) {
   } else {
     unsigned long long r;
     asm volatile("ld.relaxed.sys.global.b64 %0, [%1];" : "=l"(r) : "l"(p) : "memory");
+    __builtin_memcpy(&v, &r, 8);
+  }
+  return v;
+}
+
+// The same with acquire semantics: what this thread reads after it is at least as new as what the
+// writer of the value wrote before its release (a release store, or a fence then a store). A waiter
+// polls with it directly: on H200 an acquire poll costs the same round trip as a relaxed one, while
+// a fence.acq_rel.sys after a relaxed poll adds about 0.6 us to every wake-up.
+template <class T>
+__device__ __forceinline__ T load_acquire_sys(const T* p) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "2, 4 or 8 bytes");
+  T v;
+  if constexpr (sizeof(T) == 2) {
+    unsigned short r;
+    asm volatile("ld.acquire.sys.global.b16 %0, [%1];" : "=h"(r) : "l"(p) : "memory");
+    __builtin_memcpy(&v, &r, 2);
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned r;
+    asm volatile("ld.acquire.sys.global.b32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
+    __builtin_memcpy(&v, &r, 4);
+  } else {
+    unsigned long long r;
+    asm volatile("ld.acquire.sys.global.b64 %0, [%1];" : "=l"(r) : "l"(p) : "memory");
     __builtin_memcpy(&v, &r, 8);
   }
   return v;

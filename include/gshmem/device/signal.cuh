@@ -66,8 +66,7 @@ __device__ __forceinline__ uint64_t signal_wait_until(const uint64_t* sig_addr, 
   detail_wait::check_comparison(cmp);
   gshmem::detail::Backoff backoff;
   uint64_t v;
-  while (!detail_wait::holds(v = gshmem::detail::load_relaxed_sys(sig_addr), cmp, value)) backoff.pause();
-  gshmem::detail::fence_acq_rel_sys();
+  while (!detail_wait::holds(v = gshmem::detail::load_acquire_sys(sig_addr), cmp, value)) backoff.pause();
   return v;
 }
 

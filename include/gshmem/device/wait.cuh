@@ -11,7 +11,8 @@
 //  - `status` may be NULL; status[i] != 0 excludes element i. The _vector forms compare element i
 //    with cmp_values[i].
 //  - A wait returns once the condition holds, and what the caller reads afterwards is at least as
-//    new as what the PE that made it hold wrote before (the poll is relaxed, then an acquire fence).
+//    new as what the PE that made it hold wrote before its update (every poll is an acquire load at
+//    system scope; no fence follows it). A test that returns "satisfied" gives the same guarantee.
 //  - wait_until_any and test_any return the index of one satisfied element, SIZE_MAX when none can
 //    be (every element excluded, or nelems == 0); successive calls start their scan at rotating
 //    indices so that no element is starved. wait_until_some and test_some store the indices of all
@@ -80,7 +81,7 @@ struct Each {
 
 template <class T, class Values>
 __device__ __forceinline__ bool element_holds(const T* ivars, size_t i, int cmp, const Values& values) {
-  return holds(gshmem::detail::load_relaxed_sys(ivars + i), cmp, values[i]);
+  return holds(gshmem::detail::load_acquire_sys(ivars + i), cmp, values[i]);
 }
 
 // Where the next _any call starts its scan.
@@ -99,7 +100,6 @@ __device__ __forceinline__ void wait_all(const T* ivars, size_t nelems, const in
     gshmem::detail::Backoff backoff;
     while (!element_holds(ivars, i, cmp, values)) backoff.pause();
   }
-  gshmem::detail::fence_acq_rel_sys();
 }
 
 template <class T, class Values>
@@ -123,10 +123,7 @@ __device__ __forceinline__ size_t wait_any(const T* ivars, size_t nelems, const 
   while (true) {
     bool eligible = false;
     size_t i = scan_any(ivars, nelems, status, cmp, values, start, &eligible);
-    if (i != SIZE_MAX) {
-      gshmem::detail::fence_acq_rel_sys();
-      return i;
-    }
+    if (i != SIZE_MAX) return i;
     if (!eligible) return SIZE_MAX;
     backoff.pause();
   }
@@ -152,10 +149,7 @@ __device__ __forceinline__ size_t wait_some(const T* ivars, size_t nelems, size_
   while (true) {
     bool eligible = false;
     size_t found = scan_some(ivars, nelems, indices, status, cmp, values, &eligible);
-    if (found > 0) {
-      gshmem::detail::fence_acq_rel_sys();
-      return found;
-    }
+    if (found > 0) return found;
     if (!eligible) return 0;
     backoff.pause();
   }
@@ -168,7 +162,6 @@ __device__ __forceinline__ int test_all(const T* ivars, size_t nelems, const int
   for (size_t i = 0; i < nelems; ++i) {
     if (!excluded(status, i) && !element_holds(ivars, i, cmp, values)) return 0;
   }
-  gshmem::detail::fence_acq_rel_sys();
   return 1;
 }
 
@@ -177,9 +170,7 @@ __device__ __forceinline__ size_t test_any(const T* ivars, size_t nelems, const 
                                            const Values& values) {
   check_comparison(cmp);
   bool eligible = false;
-  size_t i = scan_any(ivars, nelems, status, cmp, values, any_start(nelems), &eligible);
-  if (i != SIZE_MAX) gshmem::detail::fence_acq_rel_sys();
-  return i;
+  return scan_any(ivars, nelems, status, cmp, values, any_start(nelems), &eligible);
 }
 
 template <class T, class Values>
@@ -187,9 +178,7 @@ __device__ __forceinline__ size_t test_some(const T* ivars, size_t nelems, size_
                                             const Values& values) {
   check_comparison(cmp);
   bool eligible = false;
-  size_t found = scan_some(ivars, nelems, indices, status, cmp, values, &eligible);
-  if (found > 0) gshmem::detail::fence_acq_rel_sys();
-  return found;
+  return scan_some(ivars, nelems, indices, status, cmp, values, &eligible);
 }
 
 }  // namespace detail_wait
@@ -198,15 +187,12 @@ template <class T>
 __device__ __forceinline__ void wait_until(const T* ivar, int cmp, T value) {
   detail_wait::check_comparison(cmp);
   gshmem::detail::Backoff backoff;
-  while (!detail_wait::holds(gshmem::detail::load_relaxed_sys(ivar), cmp, value)) backoff.pause();
-  gshmem::detail::fence_acq_rel_sys();
+  while (!detail_wait::holds(gshmem::detail::load_acquire_sys(ivar), cmp, value)) backoff.pause();
 }
 template <class T>
 __device__ __forceinline__ int test(const T* ivar, int cmp, T value) {
   detail_wait::check_comparison(cmp);
-  if (!detail_wait::holds(gshmem::detail::load_relaxed_sys(ivar), cmp, value)) return 0;
-  gshmem::detail::fence_acq_rel_sys();
-  return 1;
+  return detail_wait::holds(gshmem::detail::load_acquire_sys(ivar), cmp, value) ? 1 : 0;
 }
 
 template <class T>
