@@ -49,6 +49,9 @@ __device__ void wait_all(int cmp, const void* ivars, unsigned long long n, const
 
 }  // namespace
 
+// quiet_on_stream with the copy engines in use: waits for the copies handed to them before.
+extern "C" __global__ void gshmemi_quiet_kernel() { gshmem::dev::quiet(); }
+
 // One warp: the peers are signalled and waited for in parallel.
 extern "C" __global__ void gshmemi_barrier_all_kernel() { gshmem::dev::barrier_all<gshmem::Scope::kWarp>(); }
 

@@ -18,6 +18,8 @@
 #include "util/socket.h"
 
 #ifdef GSHMEM_HAVE_CUDA
+#include "transport/ce_proxy.h"
+#include "util/config.h"
 #include "util/cuda_driver.h"
 
 extern const unsigned char gshmemi_device_kernels_fatbin[];
@@ -129,6 +131,13 @@ class CudaGpuResources final : public GpuResources {
                                 : missing.c_str());
   }
 
+  Status quiet() override { return proxy_ ? proxy_->flush() : GSHMEM_SUCCESS; }
+  Status quiet_on_stream(void* stream) override {
+    if (!proxy_) return GSHMEM_SUCCESS;
+    GSHMEM_CU_CHECK(cuLaunchKernel, quiet_fn_, 1, 1, 1, 1, 1, 1, 0, static_cast<CUstream>(stream), nullptr, nullptr);
+    return GSHMEM_SUCCESS;
+  }
+
   void synchronize() override {
     if (ctx_) cu().cuCtxSetCurrent(ctx_);
     cu().cuCtxSynchronize();
@@ -139,6 +148,7 @@ class CudaGpuResources final : public GpuResources {
     destroyed_ = true;
     stop_exit_watcher();
     synchronize();
+    proxy_.reset();
     if (legacy_done_) cu().cuEventDestroy(legacy_done_);
     if (watch_stream_) cu().cuStreamDestroy(watch_stream_);
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
@@ -186,6 +196,8 @@ class CudaGpuResources final : public GpuResources {
   CUstream watch_stream_ = nullptr;  // reads the barrier state for the slow-barrier warning
   CUmodule module_ = nullptr;
   CUfunction barrier_fn_ = nullptr;
+  CUfunction quiet_fn_ = nullptr;
+  std::unique_ptr<CopyProxy> proxy_;  // null when device copies never use the copy engines
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr barrier_seq_ = 0;
@@ -200,6 +212,19 @@ class CudaGpuResources final : public GpuResources {
   int npes_ = 0;
   double wait_warn_ = 0;
 };
+
+// Finds the run of PEs whose heaps are mapped here side by side, `span` bytes apart, that holds
+// this PE (see DeviceState::window_base); none when the mapped heaps are not laid out that way.
+void set_windows(const std::vector<char*>& peers, uint64_t span, detail::DeviceState* st) {
+  const int me = st->mype;
+  int first = me, last = me;
+  auto adjacent = [&](int a, int b) { return peers[b] && peers[b] == peers[a] + (b - a) * static_cast<int64_t>(span); };
+  while (first > 0 && adjacent(first, first - 1)) --first;
+  while (last + 1 < static_cast<int>(peers.size()) && adjacent(last, last + 1)) ++last;
+  st->window_first = first;
+  st->window_count = peers[me] ? last - first + 1 : 0;
+  st->window_base = reinterpret_cast<uint64_t>(peers[first]);
+}
 
 struct GpuRecord {
   CUuuid uuid;
@@ -339,6 +364,7 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     return GSHMEM_ERROR_CUDA;
   }
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->barrier_fn_, res->module_, "gshmemi_barrier_all_kernel");
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &res->quiet_fn_, res->module_, "gshmemi_quiet_kernel");
   CUfunction atomic_fn = nullptr, store_fn = nullptr, wait_fn = nullptr;
   GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");
@@ -364,10 +390,28 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   st.heap_base = rt.heap_.base();
   st.heap_span = rt.heap_.slot();
   st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);
+  set_windows(peers, st.heap_span, &st);
   st.barrier_flags = rt.barrier_flags_;
   st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
   st.exit_request = res->exit_request_;  // unified addressing: the host pointer works on the device
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
+  if (rt.config_.ce_min_size > 0) {
+    auto proxy = std::make_unique<CopyProxy>();
+    std::string why;
+    Status ps = proxy->start(res->ctx_, boot.rank(), &why);
+    if (ok(ps)) {
+      res->proxy_ = std::move(proxy);
+      st.ce_ring = res->proxy_->ring();
+      st.ce_counters = res->proxy_->counters();
+      st.ce_min_bytes = rt.config_.ce_min_size;
+      GSHMEM_INFO(kProxy, "device _nbi copies of %s or more use the copy engines",
+                  format_size(rt.config_.ce_min_size).c_str());
+    } else if (ps == GSHMEM_ERROR_NOT_SUPPORTED) {
+      GSHMEM_INFO(kProxy, "device copies do not use the copy engines: %s", why.c_str());
+    } else {
+      return ps;
+    }
+  }
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
   res->flags_ = rt.barrier_flags_;
   res->mype_ = boot.rank();

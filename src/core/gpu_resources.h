@@ -15,6 +15,11 @@ class GpuResources {
   virtual ~GpuResources() = default;
   // Runs the all-PE barrier kernel on `stream` (nullptr: the internal stream, then waits for it).
   virtual Status barrier(void* stream) = 0;
+  // Completes every copy that kernels handed to the copy engines before the call (host quiet).
+  virtual Status quiet() = 0;
+  // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before
+  // it hand to the copy engines (quiet_on_stream; a one-thread kernel, so it can be captured).
+  virtual Status quiet_on_stream(void* stream) = 0;
   // Makes the bound context current and waits for all work on the device (finalize, first step).
   virtual void synchronize() = 0;
   // Releases the stream, the module and the device arrays, and the context if gshmem retained it

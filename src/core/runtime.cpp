@@ -408,11 +408,13 @@ void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe
 void Runtime::quiet(const char* api) {
   if (state_ != kInitialized) return;  // nothing can be outstanding
   if (!ok(transport_->quiet())) log::fatal("%s failed", api);
+  if (gpu_ && !ok(gpu_->quiet())) log::fatal("%s failed", api);
 }
 
 void Runtime::quiet_on_stream(void* stream, const char* api) {
   if (state_ != kInitialized) return;
   if (!ok(transport_->quiet_on_stream(stream))) log::fatal("%s failed", api);
+  if (gpu_ && !ok(gpu_->quiet_on_stream(stream))) log::fatal("%s failed", api);
 }
 
 Status Runtime::host_barrier() {

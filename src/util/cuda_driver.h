@@ -65,6 +65,7 @@ namespace gshmem {
   X(cuStreamQuery, 2000)                      \
   X(cuStreamWaitEvent, 3020)                  \
   X(cuStreamIsCapturing, 10000)               \
+  X(cuStreamWriteValue64, 11070)              \
   X(cuThreadExchangeStreamCaptureMode, 10010) \
   X(cuEventCreate, 2000)                      \
   X(cuEventDestroy, 4000)                     \

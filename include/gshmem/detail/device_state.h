@@ -18,7 +18,28 @@ namespace detail {
 
 /* Bumped whenever the layout below changes; a module compiled against another layout is refused
  * at registration with a message, rather than reading garbage. */
-constexpr uint32_t kDeviceStateAbi = 2;
+constexpr uint32_t kDeviceStateAbi = 3;
+
+/* Device-initiated copies handed to the copy engines (DMA), see gshmem/device/ce.cuh and the host
+ * proxy in the core. A kernel takes ticket t from ce_counters[0], waits until the proxy has consumed
+ * ticket t - kCeRingSlots, fills slots[t % kCeRingSlots] and publishes it by a release store of
+ * seq = t + 1. The proxy consumes tickets in order, issues the copies on its stream, stores the
+ * number consumed into `consumed`, and has the stream write the number completed into
+ * ce_counters[1] after them. The ring lives in host-pinned memory that the GPU maps. */
+constexpr uint32_t kCeRingSlots = 1024;
+struct CeSlot {
+  uint64_t dst;
+  uint64_t src;
+  uint64_t bytes;
+  uint64_t seq; /* ticket + 1 once the fields above are written */
+};
+struct CeRing {
+  uint64_t consumed; /* tickets the proxy has taken (written by the host) */
+  int32_t error;     /* non-zero once a copy failed; the host log says which */
+  int32_t reserved;
+  uint64_t pad[6];
+  CeSlot slots[kCeRingSlots];
+};
 
 struct DeviceState {
   uint32_t abi; /* kDeviceStateAbi once initialised, 0 before */
@@ -30,7 +51,7 @@ struct DeviceState {
   int32_t shared_npes;
   int32_t same_mype_node_mype; /* index in NVSHMEMX_TEAM_SAME_MYPE_NODE (-1 when not uniform) */
   int32_t same_mype_node_npes;
-  int32_t reserved0;
+  int32_t window_first;    /* first PE of the load/store windows below */
   char *heap_base;         /* this PE's symmetric heap */
   uint64_t heap_span;      /* bytes of address space of one heap window (nvshmem_ptr bounds) */
   char *const *peer_base;  /* [npes]: each PE's heap as mapped here; NULL if not reachable by load/store */
@@ -40,10 +61,20 @@ struct DeviceState {
    * written, 2 = requested (the host library's watcher then ends the job with `code`). */
   int32_t *exit_request;
   uint64_t *wait_any_counter; /* device memory: rotates the first index the _any waits and tests try */
-  uint64_t reserved[2];
+  /* When the heaps of PEs [window_first, window_first + window_count) are mapped here one after the
+   * other, heap_span bytes apart from window_base on, a kernel computes a peer's address from these
+   * (which stay in the constant cache) instead of loading peer_base[pe]; window_count is 0 otherwise. */
+  uint64_t window_base;
+  int32_t window_count;
+  int32_t reserved1;
+  /* Copy-engine offload; ce_ring is NULL when it is off. _nbi puts and gets of at least ce_min_bytes
+   * per call go to the ring. ce_counters (device memory): [0] tickets taken, [1] copies completed. */
+  CeRing *ce_ring;
+  uint64_t *ce_counters;
+  uint64_t ce_min_bytes;
 };
 
-static_assert(sizeof(DeviceState) == 112, "DeviceState layout changed: bump kDeviceStateAbi");
+static_assert(sizeof(DeviceState) == 136, "DeviceState layout changed: bump kDeviceStateAbi");
 
 }  // namespace detail
 }  // namespace gshmem

@@ -4,8 +4,9 @@
 //  - `dest` of a put and `source` of a get are symmetric addresses (from nvshmem_malloc) of the
 //    calling PE; the other pointer is any memory the calling thread may access.
 //  - put returns once `source` may be reused; the data is delivered by the next quiet() (or
-//    barrier). get returns with the data in `dest`. The _nbi forms have the same effect here:
-//    on load/store peers the copy is done by the calling threads before they return.
+//    barrier). get returns with the data in `dest`. The _nbi forms complete by the next quiet(),
+//    fence() or barrier: small ones are copied by the calling threads before they return, large ones
+//    by the copy engines (see putmem_nbi below).
 //  - For Scope::kWarp / kBlock, every thread of the warp / block calls with the same arguments;
 //    the group synchronises before and after, and all of its threads move data.
 //  - Only peers whose heap is mapped (same node, peer access) are reachable from a kernel in this
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "gshmem/device/ce.cuh"
 #include "gshmem/device/copy.cuh"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/scope.cuh"
@@ -63,12 +65,19 @@ __device__ __forceinline__ void check(const void* sym, size_t bytes, int pe) {
 }
 }  // namespace detail_rma
 
-// Address of `pe`'s copy of the symmetric object at `sym`, in this GPU's address space.
+// Address of `pe`'s copy of the symmetric object at `sym`, in this GPU's address space. For the PEs
+// whose windows lie side by side (all of a node's, normally) it is arithmetic on the constant state:
+// no memory load, which after a system-scope fence would go to L2.
 __device__ __forceinline__ char* peer_address(const void* sym, int pe) {
   const auto& st = gshmem::detail::state();
+  const uint64_t offset = static_cast<uint64_t>(static_cast<const char*>(sym) - st.heap_base);
+  const unsigned index = static_cast<unsigned>(pe - st.window_first);
+  if (index < static_cast<unsigned>(st.window_count)) {
+    return reinterpret_cast<char*>(st.window_base + index * st.heap_span + offset);
+  }
   const char* base =
       reinterpret_cast<const char*>(__ldg(reinterpret_cast<const unsigned long long*>(st.peer_base) + pe));
-  return const_cast<char*>(base) + (static_cast<const char*>(sym) - st.heap_base);
+  return const_cast<char*>(base) + offset;
 }
 
 // nvshmem_ptr: a load/store pointer to `pe`'s copy of `ptr`, or nullptr if there is none.
@@ -128,22 +137,39 @@ template <Scope S = Scope::kThread, class T>
 __device__ __forceinline__ void get(T* dest, const T* source, size_t nelems, int pe) {
   getmem<S>(dest, source, nelems * sizeof(T), pe);
 }
-// Non-blocking forms: complete by the next quiet(). Over load/store they complete at once.
-template <Scope S = Scope::kThread, class T>
-__device__ __forceinline__ void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
-  putmem<S>(dest, source, nelems * sizeof(T), pe);
-}
-template <Scope S = Scope::kThread, class T>
-__device__ __forceinline__ void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
-  getmem<S>(dest, source, nelems * sizeof(T), pe);
-}
+// Non-blocking forms: complete by the next quiet(), fence() or barrier. Below GSHMEM_CE_MIN_SIZE
+// bytes per call (and when the copy engines are off) the calling threads copy before they return,
+// as the blocking forms do; from that size on one thread of the group hands the whole copy to the
+// copy engines (ce.cuh) and the group returns at once.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  putmem<S>(dest, source, bytes, pe);
+  if (!gshmem::detail::ce_enabled(bytes, source)) {
+    putmem<S>(dest, source, bytes, pe);
+    return;
+  }
+  gshmem::detail::group_sync<S>();
+  detail_rma::check(dest, bytes, pe);
+  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(peer_address(dest, pe), source, bytes);
+  gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  getmem<S>(dest, source, bytes, pe);
+  if (!gshmem::detail::ce_enabled(bytes, dest)) {
+    getmem<S>(dest, source, bytes, pe);
+    return;
+  }
+  gshmem::detail::group_sync<S>();
+  detail_rma::check(source, bytes, pe);
+  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(dest, peer_address(source, pe), bytes);
+  gshmem::detail::group_sync<S>();
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+  putmem_nbi<S>(dest, source, nelems * sizeof(T), pe);
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+  getmem_nbi<S>(dest, source, nelems * sizeof(T), pe);
 }
 
 // Strided forms: element i goes from source[i * sst] to dest[i * dst] (strides in elements, at

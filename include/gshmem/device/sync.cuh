@@ -13,10 +13,12 @@
 namespace gshmem {
 namespace dev {
 
-// Completes and makes visible every put this thread issued (see ordering.cuh).
-__device__ __forceinline__ void quiet() { gshmem::detail::fence_sc_sys(); }
-// Orders this thread's puts to each PE.
-__device__ __forceinline__ void fence() { gshmem::detail::fence_sc_sys(); }
+// Completes and makes visible every put this thread issued (see ordering.cuh), and every copy handed
+// to the copy engines before (ce.cuh).
+__device__ __forceinline__ void quiet() { gshmem::detail::quiet_all(); }
+// Orders this thread's puts to each PE. A copy still with the copy engines cannot be ordered with a
+// later put but by completing it, so fence() is quiet().
+__device__ __forceinline__ void fence() { gshmem::detail::quiet_all(); }
 
 namespace detail_sync {
 
@@ -30,7 +32,7 @@ __device__ __forceinline__ void all_pes(const gshmem::detail::DeviceState& st) {
   const int rank = gshmem::detail::group_rank<S>();
   const int size = gshmem::detail::group_size<S>();
   if (rank == 0) {
-    if (Quiet) gshmem::detail::fence_sc_sys();
+    if (Quiet) gshmem::detail::quiet_all();
     *st.barrier_seq += 1;
   }
   gshmem::detail::group_sync<S>();

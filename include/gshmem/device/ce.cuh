@@ -1,0 +1,100 @@
+// Copy-engine offload of large device-initiated _nbi puts and gets.
+//
+// SM stores from a few CTAs cannot fill NVLink (4 CTAs of 1024 threads top out near 180 GB/s on
+// H200), while the GPU's copy engines move ~390 GB/s without using an SM. A put_nbi / get_nbi of at
+// least DeviceState::ce_min_bytes (GSHMEM_CE_MIN_SIZE) is therefore handed, as one ring entry, to a
+// host thread of this PE (the copy proxy) that issues it with cuMemcpyAsync; the call returns at
+// once. Layout and protocol of the ring: gshmem/detail/device_state.h.
+//
+// Contracts:
+//  - ce_post: one thread hands over one copy; the source must not change and the destination is
+//    not readable until a later quiet, fence or barrier (the _nbi rules).
+//  - ce_quiet_wait(posted): returns once the first `posted` tickets have completed; when the proxy
+//    reports a failed copy it ends the kernel with a message naming the PE (a trap) rather than
+//    hang: the host log says which copy failed and why.
+#pragma once
+
+#if defined(__CUDACC__)
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+#include "gshmem/device/ordering.cuh"
+#include "gshmem/device/state.cuh"
+
+namespace gshmem {
+namespace detail {
+
+static __device__ __noinline__ void ce_failed(int mype) {
+  printf(
+      "gshmem: PE %d: a put or get handed to the copy engines failed (the host log names the copy and the CUDA "
+      "error); set GSHMEM_CE_MIN_SIZE=0 to move every copy with SM loads and stores instead\n",
+      mype);
+  __trap();
+}
+
+// Whether a copy of `bytes` whose local side is `local` goes to the copy engines: they are on, the
+// copy is large enough, and `local` is a global address (a shared-memory or stack address means
+// nothing outside this thread's SM).
+__device__ __forceinline__ bool ce_enabled(size_t bytes, const void* local) {
+  const DeviceState& st = state();
+  return st.ce_ring != nullptr && bytes >= st.ce_min_bytes && __isGlobal(local);
+}
+
+__device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes) {
+  const DeviceState& st = state();
+  CeRing* ring = st.ce_ring;
+  const uint64_t ticket = atomicAdd(reinterpret_cast<unsigned long long*>(st.ce_counters), 1ull);
+  Backoff backoff;
+  while (ticket - load_relaxed_sys(&ring->consumed) >= kCeRingSlots) {
+    if (load_relaxed_sys(&ring->error) != 0) ce_failed(st.mype);
+    backoff.pause();
+  }
+  CeSlot* slot = &ring->slots[ticket % kCeRingSlots];
+  store_relaxed_sys(&slot->dst, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dst)));
+  store_relaxed_sys(&slot->src, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(src)));
+  store_relaxed_sys(&slot->bytes, static_cast<uint64_t>(bytes));
+  // The release also publishes the source bytes this thread (and, through the group barrier before
+  // the call, its group) wrote: the copy engine reads them after the proxy saw the slot.
+  store_release_sys(&slot->seq, ticket + 1);
+}
+
+// Tickets taken so far (a relaxed read; the caller's own tickets are included).
+__device__ __forceinline__ uint64_t ce_posted() {
+  return load_relaxed_sys(const_cast<const uint64_t*>(state().ce_counters));
+}
+__device__ __forceinline__ uint64_t ce_completed() {
+  return load_relaxed_sys(const_cast<const uint64_t*>(state().ce_counters + 1));
+}
+
+__device__ __forceinline__ void ce_quiet_wait(uint64_t posted) {
+  const DeviceState& st = state();
+  Backoff backoff;
+  while (load_acquire_sys(const_cast<const uint64_t*>(st.ce_counters + 1)) < posted) {
+    if (load_relaxed_sys(&st.ce_ring->error) != 0) ce_failed(st.mype);
+    backoff.pause();
+  }
+}
+
+// quiet(): the thread's stores, atomics and handed-over copies are complete. The counters are read
+// before the fence so that their latency hides under it; a copy taken before the read is waited
+// for after it.
+__device__ __forceinline__ void quiet_all() {
+  const DeviceState& st = state();
+  if (st.ce_ring == nullptr) {
+    fence_sc_sys();
+    return;
+  }
+  const uint64_t posted = ce_posted();
+  const uint64_t done = ce_completed();
+  fence_sc_sys();
+  if (done < posted) {
+    ce_quiet_wait(posted);
+    fence_sc_sys();
+  }
+}
+
+}  // namespace detail
+}  // namespace gshmem
+
+#endif  // __CUDACC__

@@ -1,0 +1,207 @@
+// The copy proxy (see ce_proxy.h).
+#ifdef GSHMEM_HAVE_CUDA
+
+#include "transport/ce_proxy.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "util/config.h"
+#include "util/log.h"
+
+namespace gshmem {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Whether `p` is memory the process has mapped (pageable host memory the driver does not know):
+// the driver's copy would read or write it from this thread, and an address that is not mapped
+// must be an error, not a crash of the PE.
+bool host_mapped(uint64_t p) {
+  char byte;
+  iovec local{&byte, 1};
+  iovec remote{reinterpret_cast<void*>(p), 1};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+}  // namespace
+
+bool CopyProxy::reachable(uint64_t p, uint64_t bytes) const {
+  unsigned int type = 0;
+  if (cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) == CUDA_SUCCESS) return true;
+  return pageable_ && host_mapped(p) && host_mapped(p + bytes - 1);
+}
+
+Status CopyProxy::start(CUcontext ctx, int mype, std::string* why) {
+  ctx_ = ctx;
+  mype_ = mype;
+  void* ring = nullptr;
+  GSHMEM_CU_CHECK(cuMemHostAlloc, &ring, sizeof(detail::CeRing), CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  std::memset(ring, 0, sizeof(detail::CeRing));
+  ring_ = static_cast<detail::CeRing*>(ring);
+  GSHMEM_CU_CHECK(cuMemAlloc, &counters_, 2 * sizeof(uint64_t));
+  GSHMEM_CU_CHECK(cuMemsetD8, counters_, 0, 2 * sizeof(uint64_t));
+  GSHMEM_CU_CHECK(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
+  CUdevice dev = 0;
+  GSHMEM_CU_CHECK(cuCtxGetDevice, &dev);
+  int pageable = 0;
+  cu().cuDeviceGetAttribute(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, dev);
+  pageable_ = pageable != 0;
+  // The completion count is written by the stream itself; a GPU or driver without stream memory
+  // operations cannot do that, and the device then copies everything with SM loads and stores.
+  CUresult rc = cu().cuStreamWriteValue64(stream_, counters_ + sizeof(uint64_t), 0, 0);
+  if (rc == CUDA_SUCCESS) rc = cu().cuStreamSynchronize(stream_);
+  if (rc != CUDA_SUCCESS) {
+    *why = cuda_error("cuStreamWriteValue64", rc);
+    return GSHMEM_ERROR_NOT_SUPPORTED;
+  }
+  thread_ = std::thread([this] { run(); });
+  return GSHMEM_SUCCESS;
+}
+
+void CopyProxy::stop() {
+  if (thread_.joinable()) {
+    stop_.store(true, std::memory_order_release);
+    thread_.join();
+  }
+  if (stream_) cu().cuStreamDestroy(stream_);
+  if (counters_) cu().cuMemFree(counters_);
+  if (ring_) cu().cuMemFreeHost(ring_);
+  stream_ = nullptr;
+  counters_ = 0;
+  ring_ = nullptr;
+}
+
+bool CopyProxy::take(std::vector<Copy>* batch, size_t max) {
+  uint64_t t = taken_.load(std::memory_order_relaxed);
+  batch->clear();
+  while (batch->size() < max) {
+    detail::CeSlot& slot = ring_->slots[t % detail::kCeRingSlots];
+    if (__atomic_load_n(&slot.seq, __ATOMIC_ACQUIRE) != t + 1) break;
+    batch->push_back(Copy{slot.dst, slot.src, slot.bytes});
+    ++t;
+  }
+  if (batch->empty()) return false;
+  // The slots may be reused from now on: their contents are in `batch`.
+  __atomic_store_n(&ring_->consumed, t, __ATOMIC_RELEASE);
+  taken_.store(t, std::memory_order_release);
+  return true;
+}
+
+Status CopyProxy::issue(std::vector<Copy>* batch) {
+  // Copies that continue one another on both sides become one: the blocks of a kernel that each put
+  // their share of one buffer are then one copy, which the engines move fastest. _nbi copies are
+  // unordered until a quiet, so the batch may be reordered.
+  std::sort(batch->begin(), batch->end(), [](const Copy& a, const Copy& b) { return a.dst < b.dst; });
+  size_t out = 0;
+  for (size_t i = 0; i < batch->size(); ++i) {
+    const Copy& c = (*batch)[i];
+    if (out > 0) {
+      Copy& last = (*batch)[out - 1];
+      if (last.dst + last.bytes == c.dst && last.src + last.bytes == c.src) {
+        last.bytes += c.bytes;
+        continue;
+      }
+    }
+    (*batch)[out++] = c;
+  }
+  for (size_t i = 0; i < out; ++i) {
+    const Copy& c = (*batch)[i];
+    for (uint64_t p : {c.src, c.dst}) {
+      if (!reachable(p, c.bytes)) {
+        fail(log::format("a kernel handed the copy engines a copy of %s from 0x%llx to 0x%llx, but 0x%llx (+%s) is "
+                         "neither GPU memory nor host memory that this process maps",
+                         format_size(c.bytes).c_str(), static_cast<unsigned long long>(c.src),
+                         static_cast<unsigned long long>(c.dst), static_cast<unsigned long long>(p),
+                         format_size(c.bytes).c_str())
+                 .c_str());
+        return GSHMEM_ERROR_INVALID_VALUE;
+      }
+    }
+    const CUresult rc = cu().cuMemcpyAsync(c.dst, c.src, c.bytes, stream_);
+    if (rc != CUDA_SUCCESS) {
+      fail(log::format("the copy of %s from 0x%llx to 0x%llx that a kernel handed to the copy engines failed: %s",
+                       format_size(c.bytes).c_str(), static_cast<unsigned long long>(c.src),
+                       static_cast<unsigned long long>(c.dst), cuda_error("cuMemcpyAsync", rc).c_str())
+               .c_str());
+      return GSHMEM_ERROR_CUDA;
+    }
+  }
+  const uint64_t t = taken_.load(std::memory_order_relaxed);
+  const CUresult rc = cu().cuStreamWriteValue64(stream_, counters_ + sizeof(uint64_t), t, 0);
+  if (rc != CUDA_SUCCESS) {
+    fail(cuda_error("cuStreamWriteValue64 (the copy engines' completion count)", rc).c_str());
+    return GSHMEM_ERROR_CUDA;
+  }
+  issued_.store(t, std::memory_order_release);
+  return GSHMEM_SUCCESS;
+}
+
+void CopyProxy::fail(const char* what) {
+  GSHMEM_ERROR("PE %d: %s", mype_, what);
+  failed_.store(true, std::memory_order_release);
+  __atomic_store_n(&ring_->error, 1, __ATOMIC_RELEASE);
+}
+
+void CopyProxy::run() {
+  cu().cuCtxSetCurrent(ctx_);
+  // A capture that another thread runs in the global mode must not make this thread's copies fail.
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  cu().cuThreadExchangeStreamCaptureMode(&mode);
+  std::vector<Copy> batch;
+  batch.reserve(detail::kCeRingSlots);
+  auto last_work = Clock::now();
+  unsigned idle = 0;
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (!failed_.load(std::memory_order_relaxed) && take(&batch, detail::kCeRingSlots)) {
+      issue(&batch);
+      idle = 0;
+      last_work = Clock::now();
+      continue;
+    }
+    // Idle: spin while work came recently (a kernel posts its next copy within microseconds), then
+    // poll every 50 us, and every millisecond once nothing came for ten seconds.
+    if ((++idle & 1023) == 0) {
+      const CUresult rc = cu().cuStreamQuery(stream_);
+      if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_NOT_READY && !failed_.load(std::memory_order_relaxed))
+        fail(cuda_error("a copy on the copy engines", rc).c_str());
+    }
+    const double quiet_s = std::chrono::duration<double>(Clock::now() - last_work).count();
+    if (quiet_s < 0.1) {
+      cpu_relax();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(quiet_s < 10 ? 50 : 1000));
+    }
+  }
+  cu().cuStreamSynchronize(stream_);
+}
+
+Status CopyProxy::flush() {
+  // Everything published before this call: the proxy takes it within its polling interval.
+  const uint64_t seen = taken_.load(std::memory_order_acquire);
+  uint64_t target = seen;
+  while (__atomic_load_n(&ring_->slots[target % detail::kCeRingSlots].seq, __ATOMIC_ACQUIRE) == target + 1) ++target;
+  target = std::max(target, taken_.load(std::memory_order_acquire));
+  while (issued_.load(std::memory_order_acquire) < target) {
+    if (failed_.load(std::memory_order_acquire)) return GSHMEM_ERROR_CUDA;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  if (failed_.load(std::memory_order_acquire)) return GSHMEM_ERROR_CUDA;
+  GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace gshmem
+
+#endif  // GSHMEM_HAVE_CUDA

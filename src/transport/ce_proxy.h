@@ -1,0 +1,75 @@
+// The copy proxy: a host thread of each GPU PE that moves large device-initiated _nbi puts and gets
+// with the copy engines (see gshmem/device/ce.cuh for the device side and
+// gshmem/detail/device_state.h for the ring).
+//
+// Contracts:
+//  - start() allocates the ring (host-pinned, mapped) and the two counters (device memory), checks
+//    that the GPU takes stream memory operations, and starts the thread; ring() and counters() are
+//    then what the device state publishes. The bound context must be current on the caller.
+//  - The thread takes tickets in order as kernels publish them, issues each batch of copies on a
+//    stream of its own (adjacent copies merged into one), and makes that stream write the number of
+//    tickets completed into counters()[1] after the batch.
+//  - flush() returns once every ticket published before the call has completed (host quiet).
+//  - A copy that CUDA refuses is logged with its addresses, size and the error; the ring's error
+//    flag then makes every kernel waiting for it end with a message instead of hanging.
+//  - stop() ends the thread after the copies it issued have completed; idempotent.
+#pragma once
+
+#ifdef GSHMEM_HAVE_CUDA
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gshmem/detail/device_state.h"
+#include "util/cuda_driver.h"
+#include "util/status.h"
+
+namespace gshmem {
+
+class CopyProxy {
+ public:
+  CopyProxy() = default;
+  ~CopyProxy() { stop(); }
+  CopyProxy(const CopyProxy&) = delete;
+  CopyProxy& operator=(const CopyProxy&) = delete;
+
+  // GSHMEM_ERROR_NOT_SUPPORTED (with `why`) when the GPU cannot write the counters from a stream.
+  Status start(CUcontext ctx, int mype, std::string* why);
+  void stop();
+  Status flush();
+
+  detail::CeRing* ring() const { return ring_; }
+  uint64_t* counters() const { return reinterpret_cast<uint64_t*>(counters_); }
+
+ private:
+  struct Copy {
+    uint64_t dst, src, bytes;
+  };
+  void run();
+  // Takes the published tickets from `consumed_` on (at most `max`); false when there are none.
+  bool take(std::vector<Copy>* batch, size_t max);
+  Status issue(std::vector<Copy>* batch);
+  void fail(const char* what);
+  // Whether the copy engines can reach [p, p + bytes): GPU or registered memory, or mapped pageable
+  // memory where the GPU may use it.
+  bool reachable(uint64_t p, uint64_t bytes) const;
+
+  CUcontext ctx_ = nullptr;
+  int mype_ = 0;
+  detail::CeRing* ring_ = nullptr;
+  CUdeviceptr counters_ = 0;
+  CUstream stream_ = nullptr;
+  bool pageable_ = false;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> taken_{0};   // tickets read from the ring
+  std::atomic<uint64_t> issued_{0};  // tickets whose copies (and completion count) are on the stream
+  std::atomic<bool> failed_{false};
+};
+
+}  // namespace gshmem
+
+#endif  // GSHMEM_HAVE_CUDA

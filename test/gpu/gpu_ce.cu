@@ -1,0 +1,295 @@
+// Device _nbi puts and gets that go to the copy engines (GSHMEM_CE_MIN_SIZE, set to 64 KiB for this
+// test by CMake). Each check fails when the offload loses, reorders or leaks data:
+//  - put: every block of PE 0 puts its share of a round-numbered buffer with put_nbi (block, warp
+//    and thread scope), quiets, then adds 1 to PE 1's counter; PE 1 waits for all blocks and checks
+//    every word of the round before it lets PE 0 start the next round;
+//  - get: PE 1 gets PE 0's buffer with get_nbi_block and quiets; every word must be PE 0's;
+//  - fence: a large put_nbi, nvshmem_fence, then a p into the first word of the same range; the p
+//    must win, in every round;
+//  - host quiet and quiet_on_stream: a kernel hands over a put and ends without quiet; the host
+//    completes it (nvshmem_quiet, or nvshmemx_quiet_on_stream before a signalling kernel) before the
+//    peer is told;
+//  - the offload is really used: the device state has the ring, and the number of tickets taken
+//    equals the number of calls made at or above the threshold (calls below it are not counted).
+#include <cstdint>
+#include <vector>
+
+#include "gpu_test.cuh"
+
+namespace {
+
+constexpr int kBlocks = 8;
+constexpr size_t kChunkWords = 32768;  // 256 KiB per block: above the 64 KiB threshold
+constexpr size_t kWords = kBlocks * kChunkWords;
+constexpr int kRounds = 20;
+
+__host__ __device__ inline uint64_t word(uint64_t round, size_t i) {
+  return gputest::hash64(round * 0x100000000ull + i);
+}
+
+__device__ void wait_ge(uint64_t* v, uint64_t target) {
+  while (gshmem::detail::load_acquire_sys(v) < target) {
+  }
+}
+
+// PE 0. scope: 0 thread (thread 0 of each block puts the block's chunk), 1 warp (each warp its share),
+// 2 block.
+__global__ void put_writer(int scope, uint64_t* dst, uint64_t* src, uint64_t* count, uint64_t* ack, int peer,
+                           uint64_t round0) {
+  for (int r = 0; r < kRounds; ++r) {
+    const uint64_t round = round0 + r;
+    if (threadIdx.x == 0) wait_ge(ack, static_cast<uint64_t>(r) * gridDim.x);
+    __syncthreads();
+    uint64_t* d = dst + blockIdx.x * kChunkWords;
+    uint64_t* s = src + blockIdx.x * kChunkWords;
+    for (size_t i = threadIdx.x; i < kChunkWords; i += blockDim.x) s[i] = word(round, blockIdx.x * kChunkWords + i);
+    __syncthreads();
+    if (scope == 2) {
+      nvshmemx_uint64_put_nbi_block(d, s, kChunkWords, peer);
+    } else if (scope == 1) {
+      const size_t warps = blockDim.x / 32, share = kChunkWords / warps, w = threadIdx.x / 32;
+      nvshmemx_uint64_put_nbi_warp(d + w * share, s + w * share, share, peer);
+    } else if (threadIdx.x == 0) {
+      nvshmem_uint64_put_nbi(d, s, kChunkWords, peer);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      nvshmem_quiet();
+      nvshmemx_signal_op(count, 1, NVSHMEM_SIGNAL_ADD, peer);
+    }
+  }
+}
+
+// PE 1: checks every round, then acknowledges it.
+__global__ void put_reader(uint64_t* dst, uint64_t* count, uint64_t* ack, int peer, uint64_t round0,
+                           unsigned long long* errors) {
+  for (int r = 0; r < kRounds; ++r) {
+    const uint64_t round = round0 + r;
+    if (threadIdx.x == 0) nvshmem_uint64_wait_until(count, NVSHMEM_CMP_GE, static_cast<uint64_t>(r + 1) * kBlocks);
+    __syncthreads();
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kWords; i += gridDim.x * blockDim.x) {
+      if (reinterpret_cast<volatile uint64_t*>(dst)[i] != word(round, i)) atomicAdd(errors, 1ull);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) nvshmemx_signal_op(ack, 1, NVSHMEM_SIGNAL_ADD, peer);
+  }
+}
+
+__global__ void get_block(uint64_t* local, const uint64_t* sym, int peer) {
+  nvshmemx_uint64_get_nbi_block(local + blockIdx.x * kChunkWords, sym + blockIdx.x * kChunkWords, kChunkWords, peer);
+  if (threadIdx.x == 0) nvshmem_quiet();
+}
+
+// One thread: a large put_nbi, fence, then p of the first word; returns nothing, PE 1 checks.
+__global__ void fence_writer(uint64_t* dst, const uint64_t* src, uint64_t* flag, int peer) {
+  for (uint64_t r = 1; r <= kRounds; ++r) {
+    nvshmem_uint64_put_nbi(dst, src, kChunkWords, peer);
+    nvshmem_fence();
+    nvshmem_uint64_p(dst, ~r, peer);
+    nvshmem_quiet();
+    nvshmem_uint64_p(flag, r, peer);
+    // Wait for the reader's acknowledgement (it answers in flag[1] of this PE).
+    wait_ge(flag + 1, r);
+  }
+}
+__global__ void fence_reader(const uint64_t* dst, uint64_t* flag, int peer, unsigned long long* errors) {
+  for (uint64_t r = 1; r <= kRounds; ++r) {
+    wait_ge(flag, r);
+    if (gshmem::detail::load_relaxed_sys(dst) != ~r) atomicAdd(errors, 1ull);
+    nvshmem_uint64_p(flag + 1, r, peer);
+  }
+}
+
+// A put_nbi of the whole buffer by one thread, without quiet.
+__global__ void put_no_quiet(uint64_t* dst, const uint64_t* src, int peer) {
+  nvshmem_uint64_put_nbi(dst, src, kWords, peer);
+}
+__global__ void signal_kernel(uint64_t* flag, uint64_t v, int peer) {
+  nvshmemx_signal_op(flag, v, NVSHMEM_SIGNAL_SET, peer);
+}
+__global__ void check_after_flag(const uint64_t* dst, uint64_t* flag, uint64_t v, uint64_t round,
+                                 unsigned long long* errors) {
+  if (threadIdx.x == 0) wait_ge(flag, v);
+  __syncthreads();
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kWords; i += gridDim.x * blockDim.x) {
+    if (reinterpret_cast<const volatile uint64_t*>(dst)[i] != word(round, i)) atomicAdd(errors, 1ull);
+  }
+}
+
+__global__ void fill(uint64_t* p, uint64_t round) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kWords; i += gridDim.x * blockDim.x) p[i] = word(round, i);
+}
+
+// What the device state says about the offload: ring present, threshold, tickets taken.
+__global__ void ce_state(unsigned long long* out) {
+  const auto& st = gshmem::detail::state();
+  out[0] = st.ce_ring != nullptr;
+  out[1] = st.ce_min_bytes;
+  out[2] = st.ce_ring ? gshmem::detail::ce_posted() : 0;
+}
+
+unsigned long long read_errors(unsigned long long* e) {
+  unsigned long long h = 0;
+  CUDA_CHECK(cudaMemcpy(&h, e, sizeof h, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemset(e, 0, sizeof h));
+  return h;
+}
+
+// A put_nbi from an address that is neither GPU memory nor mapped host memory: the proxy refuses the
+// copy and the kernel's quiet ends it with a message.
+__global__ void bad_source(uint64_t* dst, int peer) {
+  nvshmem_uint64_put_nbi(dst, reinterpret_cast<const uint64_t*>(0x1000), kChunkWords, peer);
+  nvshmem_quiet();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gputest::init_and_select_gpu();
+  const int me = nvshmem_my_pe(), peer = 1 - me;
+  if (nvshmem_n_pes() != 2) {
+    std::fprintf(stderr, "gpu_ce needs 2 PEs\n");
+    return 1;
+  }
+  auto* dst = static_cast<uint64_t*>(nvshmem_malloc(kWords * sizeof(uint64_t)));
+  auto* flags = static_cast<uint64_t*>(nvshmem_calloc(4, sizeof(uint64_t)));  // count, ack, flag, flag + 1
+  uint64_t *src = nullptr, *local = nullptr;
+  unsigned long long *errors = nullptr, *state = nullptr;
+  CUDA_CHECK(cudaMalloc(&src, kWords * sizeof(uint64_t)));
+  CUDA_CHECK(cudaMalloc(&local, kWords * sizeof(uint64_t)));
+  CUDA_CHECK(cudaMalloc(&errors, sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMalloc(&state, 3 * sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMemset(errors, 0, sizeof(unsigned long long)));
+  if (argc > 1 && std::string(argv[1]) == "bad-source") {
+    nvshmem_barrier_all();
+    if (me == 0) {
+      bad_source<<<1, 1>>>(dst, peer);
+      KERNEL_CHECK();  // the kernel traps: this exits with the CUDA error
+      std::fprintf(stderr, "PE 0: FAIL the put from a bad address completed\n");
+      return 1;
+    }
+    nvshmem_barrier_all();
+    nvshmem_finalize();
+    return 0;
+  }
+  int failures = 0;
+  auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) {
+      std::fprintf(stderr, "PE %d: FAIL %s\n", me, what.c_str());
+      ++failures;
+    }
+  };
+
+  ce_state<<<1, 1>>>(state);
+  KERNEL_CHECK();
+  unsigned long long st[3];
+  CUDA_CHECK(cudaMemcpy(st, state, sizeof st, cudaMemcpyDeviceToHost));
+  expect(st[0] == 1 && st[1] == 65536, "the copy engines are on with a 64 KiB threshold (ring " +
+                                           std::to_string(st[0]) + ", threshold " + std::to_string(st[1]) + ")");
+  const unsigned long long tickets0 = st[2];
+  unsigned long long expected_tickets = 0;
+
+  // put, every scope; each scope continues the count and the acknowledgements.
+  uint64_t round0 = 1;
+  for (int scope = 0; scope < 3; ++scope) {
+    CUDA_CHECK(cudaMemset(flags, 0, 4 * sizeof(uint64_t)));
+    gputest::sync_and_barrier();
+    // Warp scope: 2 warps per block, each putting 128 KiB.
+    const int threads = scope == 1 ? 64 : 256;
+    if (me == 0) {
+      put_writer<<<kBlocks, threads>>>(scope, dst, src, flags, flags + 1, peer, round0);
+      expected_tickets += static_cast<unsigned long long>(kBlocks) * kRounds * (scope == 1 ? 2 : 1);
+    } else {
+      put_reader<<<kBlocks, threads>>>(dst, flags, flags + 1, peer, round0, errors);
+    }
+    KERNEL_CHECK();
+    nvshmem_barrier_all();
+    if (me == 1) {
+      unsigned long long e = read_errors(errors);
+      expect(e == 0, std::string("put_nbi at ") + gputest::scope_name(scope) + " scope: " + std::to_string(e) +
+                         " words were not those of their round");
+    }
+    round0 += kRounds;
+  }
+
+  // get_nbi_block.
+  fill<<<64, 256>>>(dst, 1000 + me);
+  gputest::sync_and_barrier();
+  if (me == 1) {
+    get_block<<<kBlocks, 256>>>(local, dst, peer);
+    expected_tickets += kBlocks;
+    KERNEL_CHECK();
+    std::vector<uint64_t> h(kWords);
+    CUDA_CHECK(cudaMemcpy(h.data(), local, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(1000 + peer, i);
+    expect(bad == 0, "get_nbi_block: " + std::to_string(bad) + " words differ from the peer's");
+  }
+  nvshmem_barrier_all();
+
+  // fence orders a copy-engine put before a later p to the same PE.
+  CUDA_CHECK(cudaMemset(flags, 0, 4 * sizeof(uint64_t)));
+  fill<<<64, 256>>>(src, 7);
+  gputest::sync_and_barrier();
+  if (me == 0) {
+    fence_writer<<<1, 1>>>(dst, src, flags + 2, peer);
+    expected_tickets += kRounds;
+  } else {
+    fence_reader<<<1, 1>>>(dst, flags + 2, peer, errors);
+  }
+  KERNEL_CHECK();
+  nvshmem_barrier_all();
+  if (me == 1) {
+    unsigned long long e = read_errors(errors);
+    expect(e == 0, "put_nbi; fence; p: the copy engines' data overwrote the later p in " + std::to_string(e) + " of " +
+                       std::to_string(kRounds) + " rounds");
+  }
+
+  // Host quiet, then quiet_on_stream, each completing a kernel's unquieted put before a signal.
+  for (int mode = 0; mode < 2; ++mode) {
+    const uint64_t round = 5000 + mode;
+    CUDA_CHECK(cudaMemset(flags, 0, 4 * sizeof(uint64_t)));
+    fill<<<64, 256>>>(src, round);
+    gputest::sync_and_barrier();
+    if (me == 0) {
+      cudaStream_t s;
+      CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      put_no_quiet<<<1, 1, 0, s>>>(dst, src, peer);
+      expected_tickets += 1;
+      if (mode == 0) {
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        nvshmem_quiet();
+        signal_kernel<<<1, 1, 0, s>>>(flags + 2, 1, peer);
+      } else {
+        nvshmemx_quiet_on_stream(s);
+        signal_kernel<<<1, 1, 0, s>>>(flags + 2, 1, peer);
+      }
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      CUDA_CHECK(cudaStreamDestroy(s));
+    } else {
+      check_after_flag<<<64, 256>>>(dst, flags + 2, 1, round, errors);
+      KERNEL_CHECK();
+      unsigned long long e = read_errors(errors);
+      expect(e == 0, std::string(mode == 0 ? "nvshmem_quiet" : "nvshmemx_quiet_on_stream") +
+                         " did not complete a kernel's copy-engine put: " + std::to_string(e) + " words missing");
+    }
+    nvshmem_barrier_all();
+  }
+
+  ce_state<<<1, 1>>>(state);
+  KERNEL_CHECK();
+  CUDA_CHECK(cudaMemcpy(st, state, sizeof st, cudaMemcpyDeviceToHost));
+  expect(st[2] - tickets0 == expected_tickets,
+         "tickets taken: " + std::to_string(st[2] - tickets0) + ", expected " + std::to_string(expected_tickets));
+
+  nvshmem_barrier_all();
+  nvshmem_free(flags);
+  nvshmem_free(dst);
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(local));
+  CUDA_CHECK(cudaFree(errors));
+  CUDA_CHECK(cudaFree(state));
+  nvshmem_finalize();
+  std::printf("PE %d: %s\n", me, failures == 0 ? "gpu_ce passed" : "gpu_ce FAILED");
+  return failures == 0 ? 0 : 1;
+}
