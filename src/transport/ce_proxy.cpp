@@ -19,6 +19,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long the proxy waits for more hand-overs after one arrives, and how often at most it makes
+// the stream write the completion count while copies keep arriving (microseconds).
+constexpr double kGatherUs = 3;
+constexpr double kCountUs = 50;
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -74,6 +79,9 @@ void CopyProxy::stop() {
   if (thread_.joinable()) {
     stop_.store(true, std::memory_order_release);
     thread_.join();
+    GSHMEM_INFO(kProxy, "copy engines: %llu copies handed over by kernels, moved as %llu copies (%s) in %llu batches",
+                static_cast<unsigned long long>(taken_.load()), static_cast<unsigned long long>(copies_),
+                format_size(bytes_).c_str(), static_cast<unsigned long long>(batches_));
   }
   if (stream_) cu().cuStreamDestroy(stream_);
   if (counters_) cu().cuMemFree(counters_);
@@ -118,6 +126,7 @@ Status CopyProxy::issue(std::vector<Copy>* batch) {
   }
   for (size_t i = 0; i < out; ++i) {
     const Copy& c = (*batch)[i];
+    bytes_ += c.bytes;
     for (uint64_t p : {c.src, c.dst}) {
       if (!reachable(p, c.bytes)) {
         fail(log::format("a kernel handed the copy engines a copy of %s from 0x%llx to 0x%llx, but 0x%llx (+%s) is "
@@ -138,13 +147,8 @@ Status CopyProxy::issue(std::vector<Copy>* batch) {
       return GSHMEM_ERROR_CUDA;
     }
   }
-  const uint64_t t = taken_.load(std::memory_order_relaxed);
-  const CUresult rc = cu().cuStreamWriteValue64(stream_, counters_ + sizeof(uint64_t), t, 0);
-  if (rc != CUDA_SUCCESS) {
-    fail(cuda_error("cuStreamWriteValue64 (the copy engines' completion count)", rc).c_str());
-    return GSHMEM_ERROR_CUDA;
-  }
-  issued_.store(t, std::memory_order_release);
+  copies_ += out;
+  issued_.store(taken_.load(std::memory_order_relaxed), std::memory_order_release);
   return GSHMEM_SUCCESS;
 }
 
@@ -159,21 +163,48 @@ void CopyProxy::run() {
   // A capture that another thread runs in the global mode must not make this thread's copies fail.
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
   cu().cuThreadExchangeStreamCaptureMode(&mode);
-  std::vector<Copy> batch;
+  std::vector<Copy> batch, more;
   batch.reserve(detail::kCeRingSlots);
+  more.reserve(detail::kCeRingSlots);
   auto last_work = Clock::now();
+  auto last_count = last_work;
+  uint64_t counted = 0;  // the completion count last written by the stream
   unsigned idle = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     if (!failed_.load(std::memory_order_relaxed) && take(&batch, detail::kCeRingSlots)) {
+      // Gather what the other blocks of the kernel hand over right after (a grid's blocks post
+      // within microseconds of each other), so that their shares merge into one copy.
+      auto gather_from = Clock::now();
+      while (batch.size() < detail::kCeRingSlots &&
+             std::chrono::duration<double, std::micro>(Clock::now() - gather_from).count() < kGatherUs) {
+        if (take(&more, detail::kCeRingSlots - batch.size())) {
+          batch.insert(batch.end(), more.begin(), more.end());
+          gather_from = Clock::now();
+        } else {
+          cpu_relax();
+        }
+      }
       issue(&batch);
+      ++batches_;
       idle = 0;
       last_work = Clock::now();
+      // The completion count costs the copy engines a pause between copies: write it once the
+      // burst ends (below), or every kCountUs while copies keep coming, so that no quiet waits long.
+      if (std::chrono::duration<double, std::micro>(last_work - last_count).count() >= kCountUs) {
+        count_completions(&counted);
+        last_count = last_work;
+      }
       continue;
+    }
+    if (counted != issued_.load(std::memory_order_relaxed)) {
+      count_completions(&counted);
+      last_count = Clock::now();
     }
     // Idle: spin while work came recently (a kernel posts its next copy within microseconds), then
     // poll every 50 us, and every millisecond once nothing came for ten seconds.
     if ((++idle & 1023) == 0) {
       const CUresult rc = cu().cuStreamQuery(stream_);
+      if (rc == CUDA_ERROR_DEINITIALIZED) break;  // the process is exiting without nvshmem_finalize
       if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_NOT_READY && !failed_.load(std::memory_order_relaxed))
         fail(cuda_error("a copy on the copy engines", rc).c_str());
     }
@@ -187,6 +218,18 @@ void CopyProxy::run() {
   cu().cuStreamSynchronize(stream_);
 }
 
+void CopyProxy::count_completions(uint64_t* counted) {
+  const uint64_t t = issued_.load(std::memory_order_relaxed);
+  const CUresult rc = cu().cuStreamWriteValue64(stream_, counters_ + sizeof(uint64_t), t, 0);
+  if (rc != CUDA_SUCCESS) {
+    if (!failed_.load(std::memory_order_relaxed))
+      fail(cuda_error("cuStreamWriteValue64 (the copy engines' completion count)", rc).c_str());
+    return;
+  }
+  *counted = t;
+  counted_.store(t, std::memory_order_release);
+}
+
 Status CopyProxy::flush() {
   // Everything published before this call: the proxy takes it within its polling interval.
   const uint64_t seen = taken_.load(std::memory_order_acquire);
@@ -198,6 +241,12 @@ Status CopyProxy::flush() {
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
   if (failed_.load(std::memory_order_acquire)) return GSHMEM_ERROR_CUDA;
+  GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
+  // The device counter too, for kernels that wait on it next (the proxy writes it when idle).
+  while (counted_.load(std::memory_order_acquire) < target) {
+    if (failed_.load(std::memory_order_acquire)) return GSHMEM_ERROR_CUDA;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
   GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
   return GSHMEM_SUCCESS;
 }

@@ -6,9 +6,10 @@
 //  - start() allocates the ring (host-pinned, mapped) and the two counters (device memory), checks
 //    that the GPU takes stream memory operations, and starts the thread; ring() and counters() are
 //    then what the device state publishes. The bound context must be current on the caller.
-//  - The thread takes tickets in order as kernels publish them, issues each batch of copies on a
-//    stream of its own (adjacent copies merged into one), and makes that stream write the number of
-//    tickets completed into counters()[1] after the batch.
+//  - The thread takes tickets in order as kernels publish them, gathers those that arrive within a
+//    few microseconds of each other into a batch, issues it on a stream of its own (copies that
+//    continue one another merged into one), and makes that stream write the number of tickets
+//    completed into counters()[1] when the burst ends (and every 50 us during a long one).
 //  - flush() returns once every ticket published before the call has completed (host quiet).
 //  - A copy that CUDA refuses is logged with its addresses, size and the error; the ring's error
 //    flag then makes every kernel waiting for it end with a message instead of hanging.
@@ -53,6 +54,8 @@ class CopyProxy {
   bool take(std::vector<Copy>* batch, size_t max);
   Status issue(std::vector<Copy>* batch);
   void fail(const char* what);
+  // Makes the stream write the number of tickets issued so far into counters()[1].
+  void count_completions(uint64_t* counted);
   // Whether the copy engines can reach [p, p + bytes): GPU or registered memory, or mapped pageable
   // memory where the GPU may use it.
   bool reachable(uint64_t p, uint64_t bytes) const;
@@ -65,9 +68,11 @@ class CopyProxy {
   bool pageable_ = false;
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> taken_{0};   // tickets read from the ring
-  std::atomic<uint64_t> issued_{0};  // tickets whose copies (and completion count) are on the stream
+  std::atomic<uint64_t> taken_{0};    // tickets read from the ring
+  std::atomic<uint64_t> issued_{0};   // tickets whose copies (and completion count) are on the stream
+  std::atomic<uint64_t> counted_{0};  // tickets covered by a completion count on the stream
   std::atomic<bool> failed_{false};
+  uint64_t batches_ = 0, copies_ = 0, bytes_ = 0;  // statistics, logged at stop (PROXY, INFO)
 };
 
 }  // namespace gshmem

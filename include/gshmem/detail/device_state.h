@@ -67,8 +67,8 @@ struct DeviceState {
   uint64_t window_base;
   int32_t window_count;
   int32_t reserved1;
-  /* Copy-engine offload; ce_ring is NULL when it is off. _nbi puts and gets of at least ce_min_bytes
-   * per call go to the ring. ce_counters (device memory): [0] tickets taken, [1] copies completed. */
+  /* Copy-engine offload; ce_ring is NULL and ce_min_bytes 0 when it is off. _nbi puts and gets of at
+   * least ce_min_bytes per call go to the ring. ce_counters (device memory): [0] tickets taken, [1] copies completed. */
   CeRing *ce_ring;
   uint64_t *ce_counters;
   uint64_t ce_min_bytes;

@@ -20,6 +20,7 @@
 #include <cstdio>
 
 #include "gshmem/device/ordering.cuh"
+#include "gshmem/device/scope.cuh"
 #include "gshmem/device/state.cuh"
 
 namespace gshmem {
@@ -35,10 +36,12 @@ static __device__ __noinline__ void ce_failed(int mype) {
 
 // Whether a copy of `bytes` whose local side is `local` goes to the copy engines: they are on, the
 // copy is large enough, and `local` is a global address (a shared-memory or stack address means
-// nothing outside this thread's SM).
+// nothing outside this thread's SM). The state is read through a volatile access so that the
+// compiler does not hoist it out of the caller's loop and split that loop in two (which costs a
+// kernel of 1024-thread blocks the registers it needs to launch); it is one constant-cache load.
 __device__ __forceinline__ bool ce_enabled(size_t bytes, const void* local) {
-  const DeviceState& st = state();
-  return st.ce_ring != nullptr && bytes >= st.ce_min_bytes && __isGlobal(local);
+  const uint64_t min_bytes = *reinterpret_cast<const volatile uint64_t*>(&state().ce_min_bytes);
+  return min_bytes != 0 && bytes >= min_bytes && __isGlobal(local);
 }
 
 __device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes) {
@@ -47,7 +50,9 @@ __device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes
   const uint64_t ticket = atomicAdd(reinterpret_cast<unsigned long long*>(st.ce_counters), 1ull);
   Backoff backoff;
   while (ticket - load_relaxed_sys(&ring->consumed) >= kCeRingSlots) {
-    if (load_relaxed_sys(&ring->error) != 0) ce_failed(st.mype);
+    // The proxy stopped on a failed copy (the host log says which); no message here: a call in this
+    // path would cost the copy loops beside it their registers.
+    if (load_relaxed_sys(&ring->error) != 0) __trap();
     backoff.pause();
   }
   CeSlot* slot = &ring->slots[ticket % kCeRingSlots];
@@ -59,6 +64,15 @@ __device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes
   store_release_sys(&slot->seq, ticket + 1);
 }
 
+// The group form: the group's writes to the source are ordered before the hand-over by the first
+// barrier, and the call returns to every thread together.
+template <Scope S>
+__device__ __forceinline__ void ce_group_post(void* dst, const void* src, size_t bytes) {
+  group_sync<S>();
+  if (group_rank<S>() == 0) ce_post(dst, src, bytes);
+  group_sync<S>();
+}
+
 // Tickets taken so far (a relaxed read; the caller's own tickets are included).
 __device__ __forceinline__ uint64_t ce_posted() {
   return load_relaxed_sys(const_cast<const uint64_t*>(state().ce_counters));
@@ -67,30 +81,31 @@ __device__ __forceinline__ uint64_t ce_completed() {
   return load_relaxed_sys(const_cast<const uint64_t*>(state().ce_counters + 1));
 }
 
-__device__ __forceinline__ void ce_quiet_wait(uint64_t posted) {
+// The copy-engine part of quiet(), out of line: a kernel that quiets in a loop keeps the registers
+// of its copy loops. The counters are read before the fence so that their latency hides under it;
+// a copy taken before the read is waited for after it, and the fence after that wait makes what the
+// copy engines wrote part of what a later release (a signal, a barrier) publishes.
+__device__ __forceinline__ void ce_quiet() {
   const DeviceState& st = state();
+  const uint64_t posted = ce_posted();
+  const uint64_t done = ce_completed();
+  fence_sc_sys();
+  if (done >= posted) return;
   Backoff backoff;
   while (load_acquire_sys(const_cast<const uint64_t*>(st.ce_counters + 1)) < posted) {
     if (load_relaxed_sys(&st.ce_ring->error) != 0) ce_failed(st.mype);
     backoff.pause();
   }
+  fence_sc_sys();
 }
 
-// quiet(): the thread's stores, atomics and handed-over copies are complete. The counters are read
-// before the fence so that their latency hides under it; a copy taken before the read is waited
-// for after it.
+// quiet(): the thread's stores, atomics and handed-over copies are complete. (ce_min_bytes is 0
+// exactly when the copy engines are off; volatile for the reason given at ce_enabled.)
 __device__ __forceinline__ void quiet_all() {
-  const DeviceState& st = state();
-  if (st.ce_ring == nullptr) {
+  if (*reinterpret_cast<const volatile uint64_t*>(&state().ce_min_bytes) == 0) {
     fence_sc_sys();
-    return;
-  }
-  const uint64_t posted = ce_posted();
-  const uint64_t done = ce_completed();
-  fence_sc_sys();
-  if (done < posted) {
-    ce_quiet_wait(posted);
-    fence_sc_sys();
+  } else {
+    ce_quiet();
   }
 }
 

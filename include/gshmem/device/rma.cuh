@@ -143,24 +143,24 @@ __device__ __forceinline__ void get(T* dest, const T* source, size_t nelems, int
 // copy engines (ce.cuh) and the group returns at once.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  if (!gshmem::detail::ce_enabled(bytes, source)) {
-    putmem<S>(dest, source, bytes, pe);
-    return;
-  }
+  // One path for both: the SM copy gets no bytes when the copy engines take them. (Two branches
+  // around the copy loop cost a kernel that loops over these calls ~30 registers.)
+  const bool ce = gshmem::detail::ce_enabled(bytes, source);
   gshmem::detail::group_sync<S>();
   detail_rma::check(dest, bytes, pe);
-  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(peer_address(dest, pe), source, bytes);
+  char* remote = peer_address(dest, pe);
+  gshmem::detail::group_copy<S, 4>(remote, source, ce ? 0 : bytes);
+  if (ce && gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(remote, source, bytes);
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  if (!gshmem::detail::ce_enabled(bytes, dest)) {
-    getmem<S>(dest, source, bytes, pe);
-    return;
-  }
+  const bool ce = gshmem::detail::ce_enabled(bytes, dest);
   gshmem::detail::group_sync<S>();
   detail_rma::check(source, bytes, pe);
-  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(dest, peer_address(source, pe), bytes);
+  const char* remote = peer_address(source, pe);
+  gshmem::detail::group_copy<S, 8>(dest, remote, ce ? 0 : bytes);
+  if (ce && gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(dest, remote, bytes);
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread, class T>
