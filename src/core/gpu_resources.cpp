@@ -2,6 +2,7 @@
 // other, build the heap in GPU memory, load the internal kernels and publish the device state.
 #include "core/gpu_resources.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -404,8 +405,10 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
       st.ce_ring = res->proxy_->ring();
       st.ce_counters = res->proxy_->counters();
       st.ce_min_bytes = rt.config_.ce_min_size;
-      GSHMEM_INFO(kProxy, "device _nbi copies of %s or more use the copy engines",
-                  format_size(rt.config_.ce_min_size).c_str());
+      st.ce_max_blocks =
+          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>(rt.config_.ce_max_blocks, INT32_MAX)));
+      GSHMEM_INFO(kProxy, "device _nbi copies of %s or more, from grids of at most %d blocks, use the copy engines",
+                  format_size(rt.config_.ce_min_size).c_str(), st.ce_max_blocks);
     } else if (ps == GSHMEM_ERROR_NOT_SUPPORTED) {
       GSHMEM_INFO(kProxy, "device copies do not use the copy engines: %s", why.c_str());
     } else {

@@ -9,8 +9,10 @@
 //  - host quiet and quiet_on_stream: a kernel hands over a put and ends without quiet; the host
 //    completes it (nvshmem_quiet, or nvshmemx_quiet_on_stream before a signalling kernel) before the
 //    peer is told;
+//  - a grid of more blocks than GSHMEM_CE_MAX_BLOCKS (8 here) copies with its own threads: no ticket
+//    is taken, and the data arrives all the same;
 //  - the offload is really used: the device state has the ring, and the number of tickets taken
-//    equals the number of calls made at or above the threshold (calls below it are not counted).
+//    equals the number of calls made at or above the threshold from small enough grids.
 #include <cstdint>
 #include <vector>
 
@@ -118,6 +120,13 @@ __global__ void check_after_flag(const uint64_t* dst, uint64_t* flag, uint64_t v
 
 __global__ void fill(uint64_t* p, uint64_t round) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kWords; i += gridDim.x * blockDim.x) p[i] = word(round, i);
+}
+
+// 16 blocks (over the limit of 8): each puts its 128 KiB share with put_nbi_block, then quiets.
+__global__ void put_big_grid(uint64_t* dst, const uint64_t* src, int peer) {
+  const size_t share = kWords / gridDim.x;
+  nvshmemx_uint64_put_nbi_block(dst + blockIdx.x * share, src + blockIdx.x * share, share, peer);
+  if (threadIdx.x == 0) nvshmem_quiet();
 }
 
 // What the device state says about the offload: ring present, threshold, tickets taken.
@@ -275,6 +284,23 @@ int main(int argc, char** argv) {
     }
     nvshmem_barrier_all();
   }
+
+  // A grid over GSHMEM_CE_MAX_BLOCKS copies by itself (no ticket), correctly.
+  fill<<<64, 256>>>(src, 6000);
+  gputest::sync_and_barrier();
+  if (me == 0) {
+    put_big_grid<<<2 * kBlocks, 256>>>(dst, src, peer);
+    KERNEL_CHECK();
+  }
+  nvshmem_barrier_all();
+  if (me == 1) {
+    std::vector<uint64_t> h(kWords);
+    CUDA_CHECK(cudaMemcpy(h.data(), dst, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(6000, i);
+    expect(bad == 0, "put_nbi_block from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
+  }
+  nvshmem_barrier_all();
 
   ce_state<<<1, 1>>>(state);
   KERNEL_CHECK();
