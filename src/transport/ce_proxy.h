@@ -9,8 +9,10 @@
 //  - The thread takes tickets in order as kernels publish them, gathers those that arrive within a
 //    few microseconds of each other into a batch, issues it on a stream of its own (copies that
 //    continue one another merged into one), and makes that stream write the number of tickets
-//    completed into counters()[1] when the burst ends (and every 50 us during a long one).
-//  - flush() returns once every ticket published before the call has completed (host quiet).
+//    completed into counters()[1] when the burst ends (and after a batch that ends 50 us or more
+//    after the last count, during a long burst).
+//  - flush() returns once the tickets published before the call, up to the first one still being
+//    written by a running kernel, have completed (host quiet: it is meant for kernels that ended).
 //  - A copy that CUDA refuses is logged with its addresses, size and the error; the ring's error
 //    flag then makes every kernel waiting for it end with a message instead of hanging.
 //  - stop() ends the thread after the copies it issued have completed; idempotent.
@@ -50,7 +52,7 @@ class CopyProxy {
     uint64_t dst, src, bytes;
   };
   void run();
-  // Takes the published tickets from `consumed_` on (at most `max`); false when there are none.
+  // Takes the published tickets from `taken_` on (at most `max`); false when there are none.
   bool take(std::vector<Copy>* batch, size_t max);
   Status issue(std::vector<Copy>* batch);
   void fail(const char* what);

@@ -2,16 +2,19 @@
 //
 // SM stores from a few CTAs cannot fill NVLink (4 CTAs of 1024 threads top out near 180 GB/s on
 // H200), while the GPU's copy engines move ~390 GB/s without using an SM. A put_nbi / get_nbi of at
-// least DeviceState::ce_min_bytes (GSHMEM_CE_MIN_SIZE) is therefore handed, as one ring entry, to a
-// host thread of this PE (the copy proxy) that issues it with cuMemcpyAsync; the call returns at
-// once. Layout and protocol of the ring: gshmem/detail/device_state.h.
+// least DeviceState::ce_min_bytes (GSHMEM_CE_MIN_SIZE) from a grid of at most ce_max_blocks blocks
+// is therefore handed, as one ring entry, to a host thread of this PE (the copy proxy) that issues
+// it with cuMemcpyAsync; the call returns at once. Layout and protocol of the ring:
+// gshmem/detail/device_state.h.
 //
 // Contracts:
 //  - ce_post: one thread hands over one copy; the source must not change and the destination is
 //    not readable until a later quiet, fence or barrier (the _nbi rules).
-//  - ce_quiet_wait(posted): returns once the first `posted` tickets have completed; when the proxy
-//    reports a failed copy it ends the kernel with a message naming the PE (a trap) rather than
-//    hang: the host log says which copy failed and why.
+//  - quiet_all (quiet, fence, the barriers): returns once every ticket taken before it has
+//    completed. When the proxy reports a failed copy, a kernel waiting there ends with a message
+//    naming the PE (a trap) rather than hang, and the host log says which copy failed and why; a
+//    kernel waiting for ring space traps without a message of its own (a printf in that path would
+//    cost the copy loops beside it their registers), after the same host log.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -84,8 +87,7 @@ __device__ __forceinline__ uint64_t ce_completed() {
   return load_relaxed_sys(const_cast<const uint64_t*>(state().ce_counters + 1));
 }
 
-// The copy-engine part of quiet(), out of line: a kernel that quiets in a loop keeps the registers
-// of its copy loops. The counters are read before the fence so that their latency hides under it;
+// The copy-engine part of quiet(). The counters are read before the fence so that their latency hides under it;
 // a copy taken before the read is waited for after it, and the fence after that wait makes what the
 // copy engines wrote part of what a later release (a signal, a barrier) publishes.
 __device__ __forceinline__ void ce_quiet() {

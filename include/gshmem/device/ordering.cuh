@@ -3,10 +3,11 @@
 //
 // Rules (tested by the ordering tests):
 //  - quiet(): every put and store this thread issued before is complete and visible to every PE
-//    before anything the thread issues after (fence.sc.sys).
-//  - fence(): puts to one PE issued before are seen by that PE before puts issued after
-//    (fence.sc.sys as well; a weaker fence is not enough for stores to two different peers'
-//    addresses that a third party may observe).
+//    before anything the thread issues after (fence.sc.sys, and a wait for the copies handed to the
+//    copy engines, ce.cuh).
+//  - fence(): puts to one PE issued before are seen by that PE before puts issued after (the same
+//    as quiet(): a weaker fence is not enough for stores to two different peers' addresses that a
+//    third party may observe, and a copy-engine copy is ordered only by completing it).
 //  - a barrier's flag store is a release at system scope, its wait an acquire at system scope.
 #pragma once
 

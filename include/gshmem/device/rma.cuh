@@ -138,9 +138,10 @@ __device__ __forceinline__ void get(T* dest, const T* source, size_t nelems, int
   getmem<S>(dest, source, nelems * sizeof(T), pe);
 }
 // Non-blocking forms: complete by the next quiet(), fence() or barrier. Below GSHMEM_CE_MIN_SIZE
-// bytes per call (and when the copy engines are off) the calling threads copy before they return,
-// as the blocking forms do; from that size on one thread of the group hands the whole copy to the
-// copy engines (ce.cuh) and the group returns at once.
+// bytes per call, from a grid of more than GSHMEM_CE_MAX_BLOCKS blocks, with a local buffer that is
+// not global memory, or when the copy engines are off, the calling threads copy before they return,
+// as the blocking forms do; otherwise one thread of the group hands the whole copy to the copy
+// engines (ce.cuh) and the group returns at once.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
   // One path for both: the SM copy gets no bytes when the copy engines take them. (Two branches
