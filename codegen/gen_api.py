@@ -603,7 +603,7 @@ def gen_gpu_names_test(types):
             continue
         n, c = t["name"], t["ctype"]
         guard = "FP16" in t["classes"]
-        body = [f"__device__ void gshmemt_rma_names_{n}(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {{",
+        body = [f"__device__ inline void gshmemt_rma_names_{n}(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {{",
                 f"  {c} *sym = static_cast<{c} *>(sym_v);",
                 f"  const {c} *src = static_cast<const {c} *>(src_v);",
                 f"  {c} *res = static_cast<{c} *>(res_v);",
@@ -627,7 +627,7 @@ def gen_gpu_names_test(types):
             out.append("#endif")
         entries.append((guard, n, c, slot))
     # Sized and mem forms on bytes: slot = 8 elements of the form's width (mem: 8 bytes).
-    body = ["__device__ void gshmemt_rma_names_sized(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {",
+    body = ["__device__ inline void gshmemt_rma_names_sized(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {",
             "  char *sym = static_cast<char *>(sym_v);",
             "  const char *src = static_cast<const char *>(src_v);",
             "  char *res = static_cast<char *>(res_v);",
@@ -657,6 +657,11 @@ def gen_gpu_names_test(types):
     ordered = [e for e in entries if not e[0]] + [e for e in entries if e[0]]
     for guard, n, c, slots in ordered:
         out.append(f"  gshmemt_rma_names_{n}, \\")
+    out.append("  /* end */")
+    out.append("// The same functions as X(function, row), for a test split over several translation units.")
+    out.append("#define GSHMEMT_RMA_NAMES_EACH(X) \\")
+    for row, (guard, n, c, slots) in enumerate(ordered):
+        out.append(f"  X(gshmemt_rma_names_{n}, {row}) \\")
     out.append("  /* end */")
     out.append("#define GSHMEMT_RMA_NAMES_INFO \\")
     for guard, n, c, slots in ordered:

@@ -1,30 +1,21 @@
 // Every typed, sized and mem RMA name of the device API, called once each with random data
-// (test/gpu/gen/rma_names.cuh, generated from the type table), and each call's data checked.
+// (test/gpu/gen/rma_names.cuh, generated from the type table), and each call's data checked. The
+// calls are compiled in parts (gpu_names_part.cuh); this unit checks the results.
 #include <cstdint>
 #include <string>
 
 #include "gen/rma_names.cuh"
+#include "gpu_names_parts.h"
 #include "gpu_test.cuh"
 
 namespace {
 
 constexpr size_t kSlotElems = 8;
 
-__global__ void call_names(void (*fn)(void*, const void*, void*, const void*, int), void* sym, const void* src,
-                           void* res, const void* peer_src, int pe) {
-  fn(sym, src, res, peer_src, pe);
-  nvshmem_quiet();
-}
-
-// The generated table, in device memory so that its function pointers are device addresses.
-__device__ GshmemtRmaNamesFn d_table[] = {GSHMEMT_RMA_NAMES_FUNCTIONS};
 const GshmemtRmaNamesInfo kInfo[] = {GSHMEMT_RMA_NAMES_INFO};
 constexpr int kRows = sizeof(kInfo) / sizeof(kInfo[0]);
-
-__device__ void sized_entry(void* a, const void* b, void* c, const void* d, int pe) {
-  gshmemt_rma_names_sized(a, b, c, d, pe);
-}
-__device__ void (*d_sized)(void*, const void*, void*, const void*, int) = sized_entry;
+const GpuNamesPartFn kParts[kGpuNamesParts] = {gpu_names_part0, gpu_names_part1, gpu_names_part2, gpu_names_part3,
+                                               gpu_names_part4};
 
 // Which slots of a type's function are written by puts (in `sym`) and gets (in `res`): slot 0 by
 // p and g, then for put, get, put_nbi, get_nbi three slots each (thread, warp, block).
@@ -43,11 +34,7 @@ int main() {
   char *src, *res;
   CUDA_CHECK(cudaMalloc(&src, kBytes));
   CUDA_CHECK(cudaMalloc(&res, kBytes));
-  GshmemtRmaNamesFn fns[kRows];
-  CUDA_CHECK(cudaMemcpyFromSymbol(fns, d_table, sizeof fns));
   const GshmemtRmaNamesInfo* table = kInfo;
-  void (*sized)(void*, const void*, void*, const void*, int);
-  CUDA_CHECK(cudaMemcpyFromSymbol(&sized, d_sized, sizeof sized));
 
   std::vector<unsigned char> pattern(kBytes);
   int names = 0;
@@ -62,8 +49,9 @@ int main() {
     mp::fill(pattern.data(), kBytes, mp::seed_of(me, static_cast<uint64_t>(row), 1));
     CUDA_CHECK(cudaMemcpy(peer_src, pattern.data(), kBytes, cudaMemcpyHostToDevice));
     nvshmem_barrier_all();
-    call_names<<<1, 96>>>(is_sized ? sized : fns[row], sym, src, res, peer_src, next);
-    KERNEL_CHECK();
+    int ran = 0;
+    for (GpuNamesPartFn part : kParts) ran += part(row, kRows, sym, src, res, peer_src, next) ? 1 : 0;
+    MP_CHECK(ran == 1, "%s: %d parts of gpu_names hold this row, expected 1", name.c_str(), ran);
     nvshmem_barrier_all();
 
     // What this PE should hold: in `sym`, the previous PE's `src` bytes where it put; in `res`,

@@ -12,7 +12,7 @@
 #define GSHMEMT_WARP0 if (threadIdx.x < 32)
 
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
-__device__ void gshmemt_rma_names_bfloat16(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_bfloat16(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   __nv_bfloat16 *sym = static_cast<__nv_bfloat16 *>(sym_v);
   const __nv_bfloat16 *src = static_cast<const __nv_bfloat16 *>(src_v);
   __nv_bfloat16 *res = static_cast<__nv_bfloat16 *>(res_v);
@@ -34,7 +34,7 @@ __device__ void gshmemt_rma_names_bfloat16(void *sym_v, const void *src_v, void 
 }
 #endif
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
-__device__ void gshmemt_rma_names_half(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_half(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   __half *sym = static_cast<__half *>(sym_v);
   const __half *src = static_cast<const __half *>(src_v);
   __half *res = static_cast<__half *>(res_v);
@@ -55,7 +55,7 @@ __device__ void gshmemt_rma_names_half(void *sym_v, const void *src_v, void *res
   nvshmemx_half_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
 #endif
-__device__ void gshmemt_rma_names_float(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_float(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   float *sym = static_cast<float *>(sym_v);
   const float *src = static_cast<const float *>(src_v);
   float *res = static_cast<float *>(res_v);
@@ -75,7 +75,7 @@ __device__ void gshmemt_rma_names_float(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_float_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_float_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_double(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_double(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   double *sym = static_cast<double *>(sym_v);
   const double *src = static_cast<const double *>(src_v);
   double *res = static_cast<double *>(res_v);
@@ -95,7 +95,7 @@ __device__ void gshmemt_rma_names_double(void *sym_v, const void *src_v, void *r
   GSHMEMT_WARP0 nvshmemx_double_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_double_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_char(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_char(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   char *sym = static_cast<char *>(sym_v);
   const char *src = static_cast<const char *>(src_v);
   char *res = static_cast<char *>(res_v);
@@ -115,7 +115,7 @@ __device__ void gshmemt_rma_names_char(void *sym_v, const void *src_v, void *res
   GSHMEMT_WARP0 nvshmemx_char_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_char_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_short(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_short(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   short *sym = static_cast<short *>(sym_v);
   const short *src = static_cast<const short *>(src_v);
   short *res = static_cast<short *>(res_v);
@@ -135,7 +135,7 @@ __device__ void gshmemt_rma_names_short(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_short_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_short_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_schar(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_schar(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   signed char *sym = static_cast<signed char *>(sym_v);
   const signed char *src = static_cast<const signed char *>(src_v);
   signed char *res = static_cast<signed char *>(res_v);
@@ -155,7 +155,7 @@ __device__ void gshmemt_rma_names_schar(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_schar_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_schar_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_int(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_int(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   int *sym = static_cast<int *>(sym_v);
   const int *src = static_cast<const int *>(src_v);
   int *res = static_cast<int *>(res_v);
@@ -175,7 +175,7 @@ __device__ void gshmemt_rma_names_int(void *sym_v, const void *src_v, void *res_
   GSHMEMT_WARP0 nvshmemx_int_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_int_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_long(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_long(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   long *sym = static_cast<long *>(sym_v);
   const long *src = static_cast<const long *>(src_v);
   long *res = static_cast<long *>(res_v);
@@ -195,7 +195,7 @@ __device__ void gshmemt_rma_names_long(void *sym_v, const void *src_v, void *res
   GSHMEMT_WARP0 nvshmemx_long_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_long_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_longlong(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_longlong(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   long long *sym = static_cast<long long *>(sym_v);
   const long long *src = static_cast<const long long *>(src_v);
   long long *res = static_cast<long long *>(res_v);
@@ -215,7 +215,7 @@ __device__ void gshmemt_rma_names_longlong(void *sym_v, const void *src_v, void 
   GSHMEMT_WARP0 nvshmemx_longlong_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_longlong_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_uchar(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_uchar(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   unsigned char *sym = static_cast<unsigned char *>(sym_v);
   const unsigned char *src = static_cast<const unsigned char *>(src_v);
   unsigned char *res = static_cast<unsigned char *>(res_v);
@@ -235,7 +235,7 @@ __device__ void gshmemt_rma_names_uchar(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_uchar_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_uchar_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_ushort(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_ushort(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   unsigned short *sym = static_cast<unsigned short *>(sym_v);
   const unsigned short *src = static_cast<const unsigned short *>(src_v);
   unsigned short *res = static_cast<unsigned short *>(res_v);
@@ -255,7 +255,7 @@ __device__ void gshmemt_rma_names_ushort(void *sym_v, const void *src_v, void *r
   GSHMEMT_WARP0 nvshmemx_ushort_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_ushort_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_uint(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_uint(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   unsigned int *sym = static_cast<unsigned int *>(sym_v);
   const unsigned int *src = static_cast<const unsigned int *>(src_v);
   unsigned int *res = static_cast<unsigned int *>(res_v);
@@ -275,7 +275,7 @@ __device__ void gshmemt_rma_names_uint(void *sym_v, const void *src_v, void *res
   GSHMEMT_WARP0 nvshmemx_uint_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_uint_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_ulong(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_ulong(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   unsigned long *sym = static_cast<unsigned long *>(sym_v);
   const unsigned long *src = static_cast<const unsigned long *>(src_v);
   unsigned long *res = static_cast<unsigned long *>(res_v);
@@ -295,7 +295,7 @@ __device__ void gshmemt_rma_names_ulong(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_ulong_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_ulong_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_ulonglong(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_ulonglong(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   unsigned long long *sym = static_cast<unsigned long long *>(sym_v);
   const unsigned long long *src = static_cast<const unsigned long long *>(src_v);
   unsigned long long *res = static_cast<unsigned long long *>(res_v);
@@ -315,7 +315,7 @@ __device__ void gshmemt_rma_names_ulonglong(void *sym_v, const void *src_v, void
   GSHMEMT_WARP0 nvshmemx_ulonglong_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_ulonglong_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_int8(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_int8(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   int8_t *sym = static_cast<int8_t *>(sym_v);
   const int8_t *src = static_cast<const int8_t *>(src_v);
   int8_t *res = static_cast<int8_t *>(res_v);
@@ -335,7 +335,7 @@ __device__ void gshmemt_rma_names_int8(void *sym_v, const void *src_v, void *res
   GSHMEMT_WARP0 nvshmemx_int8_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_int8_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_int16(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_int16(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   int16_t *sym = static_cast<int16_t *>(sym_v);
   const int16_t *src = static_cast<const int16_t *>(src_v);
   int16_t *res = static_cast<int16_t *>(res_v);
@@ -355,7 +355,7 @@ __device__ void gshmemt_rma_names_int16(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_int16_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_int16_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_int32(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_int32(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   int32_t *sym = static_cast<int32_t *>(sym_v);
   const int32_t *src = static_cast<const int32_t *>(src_v);
   int32_t *res = static_cast<int32_t *>(res_v);
@@ -375,7 +375,7 @@ __device__ void gshmemt_rma_names_int32(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_int32_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_int32_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_int64(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_int64(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   int64_t *sym = static_cast<int64_t *>(sym_v);
   const int64_t *src = static_cast<const int64_t *>(src_v);
   int64_t *res = static_cast<int64_t *>(res_v);
@@ -395,7 +395,7 @@ __device__ void gshmemt_rma_names_int64(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_int64_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_int64_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_uint8(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_uint8(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   uint8_t *sym = static_cast<uint8_t *>(sym_v);
   const uint8_t *src = static_cast<const uint8_t *>(src_v);
   uint8_t *res = static_cast<uint8_t *>(res_v);
@@ -415,7 +415,7 @@ __device__ void gshmemt_rma_names_uint8(void *sym_v, const void *src_v, void *re
   GSHMEMT_WARP0 nvshmemx_uint8_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_uint8_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_uint16(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_uint16(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   uint16_t *sym = static_cast<uint16_t *>(sym_v);
   const uint16_t *src = static_cast<const uint16_t *>(src_v);
   uint16_t *res = static_cast<uint16_t *>(res_v);
@@ -435,7 +435,7 @@ __device__ void gshmemt_rma_names_uint16(void *sym_v, const void *src_v, void *r
   GSHMEMT_WARP0 nvshmemx_uint16_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_uint16_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_uint32(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_uint32(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   uint32_t *sym = static_cast<uint32_t *>(sym_v);
   const uint32_t *src = static_cast<const uint32_t *>(src_v);
   uint32_t *res = static_cast<uint32_t *>(res_v);
@@ -455,7 +455,7 @@ __device__ void gshmemt_rma_names_uint32(void *sym_v, const void *src_v, void *r
   GSHMEMT_WARP0 nvshmemx_uint32_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_uint32_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_uint64(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_uint64(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   uint64_t *sym = static_cast<uint64_t *>(sym_v);
   const uint64_t *src = static_cast<const uint64_t *>(src_v);
   uint64_t *res = static_cast<uint64_t *>(res_v);
@@ -475,7 +475,7 @@ __device__ void gshmemt_rma_names_uint64(void *sym_v, const void *src_v, void *r
   GSHMEMT_WARP0 nvshmemx_uint64_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_uint64_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_size(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_size(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   size_t *sym = static_cast<size_t *>(sym_v);
   const size_t *src = static_cast<const size_t *>(src_v);
   size_t *res = static_cast<size_t *>(res_v);
@@ -495,7 +495,7 @@ __device__ void gshmemt_rma_names_size(void *sym_v, const void *src_v, void *res
   GSHMEMT_WARP0 nvshmemx_size_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_size_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_ptrdiff(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_ptrdiff(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   ptrdiff_t *sym = static_cast<ptrdiff_t *>(sym_v);
   const ptrdiff_t *src = static_cast<const ptrdiff_t *>(src_v);
   ptrdiff_t *res = static_cast<ptrdiff_t *>(res_v);
@@ -515,7 +515,7 @@ __device__ void gshmemt_rma_names_ptrdiff(void *sym_v, const void *src_v, void *
   GSHMEMT_WARP0 nvshmemx_ptrdiff_get_nbi_warp(res + 88, peer_src + 88, 8, pe);
   nvshmemx_ptrdiff_get_nbi_block(res + 96, peer_src + 96, 8, pe);
 }
-__device__ void gshmemt_rma_names_sized(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
+__device__ inline void gshmemt_rma_names_sized(void *sym_v, const void *src_v, void *res_v, const void *peer_src_v, int pe) {
   char *sym = static_cast<char *>(sym_v);
   const char *src = static_cast<const char *>(src_v);
   char *res = static_cast<char *>(res_v);
@@ -628,6 +628,34 @@ struct GshmemtRmaNamesInfo {
   gshmemt_rma_names_ptrdiff, \
   gshmemt_rma_names_bfloat16, \
   gshmemt_rma_names_half, \
+  /* end */
+// The same functions as X(function, row), for a test split over several translation units.
+#define GSHMEMT_RMA_NAMES_EACH(X) \
+  X(gshmemt_rma_names_float, 0) \
+  X(gshmemt_rma_names_double, 1) \
+  X(gshmemt_rma_names_char, 2) \
+  X(gshmemt_rma_names_short, 3) \
+  X(gshmemt_rma_names_schar, 4) \
+  X(gshmemt_rma_names_int, 5) \
+  X(gshmemt_rma_names_long, 6) \
+  X(gshmemt_rma_names_longlong, 7) \
+  X(gshmemt_rma_names_uchar, 8) \
+  X(gshmemt_rma_names_ushort, 9) \
+  X(gshmemt_rma_names_uint, 10) \
+  X(gshmemt_rma_names_ulong, 11) \
+  X(gshmemt_rma_names_ulonglong, 12) \
+  X(gshmemt_rma_names_int8, 13) \
+  X(gshmemt_rma_names_int16, 14) \
+  X(gshmemt_rma_names_int32, 15) \
+  X(gshmemt_rma_names_int64, 16) \
+  X(gshmemt_rma_names_uint8, 17) \
+  X(gshmemt_rma_names_uint16, 18) \
+  X(gshmemt_rma_names_uint32, 19) \
+  X(gshmemt_rma_names_uint64, 20) \
+  X(gshmemt_rma_names_size, 21) \
+  X(gshmemt_rma_names_ptrdiff, 22) \
+  X(gshmemt_rma_names_bfloat16, 23) \
+  X(gshmemt_rma_names_half, 24) \
   /* end */
 #define GSHMEMT_RMA_NAMES_INFO \
   {"float", sizeof(float), 13}, \
