@@ -43,8 +43,7 @@ bool host_mapped(uint64_t p) {
 }  // namespace
 
 bool CopyProxy::reachable(uint64_t p, uint64_t bytes) const {
-  unsigned int type = 0;
-  if (cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) == CUDA_SUCCESS) return true;
+  if (cuda_pointer_known(reinterpret_cast<const void*>(p))) return true;
   return pageable_ && host_mapped(p) && host_mapped(p + bytes - 1);
 }
 

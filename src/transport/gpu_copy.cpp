@@ -127,7 +127,7 @@ class GpuTransport final : public Transport {
     return GSHMEM_SUCCESS;
   }
 
-  bool device_can_read(const void* p) const override { return pageable_access_ || known(p); }
+  bool device_can_read(const void* p) const override { return pageable_access_ || cuda_pointer_known(p); }
 
   Status synchronize(void* stream) override {
     GSHMEM_CU_CHECK(cuStreamSynchronize, static_cast<CUstream>(stream));
@@ -168,13 +168,6 @@ class GpuTransport final : public Transport {
   Status finish(Completion completion) {
     if (completion == Completion::kBlocking) GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
     return GSHMEM_SUCCESS;
-  }
-  // Whether the driver knows `p`: device memory, or host memory that is pinned or registered
-  // (anything else is pageable host memory).
-  static bool known(const void* p) {
-    unsigned int type = 0;
-    return cu().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) ==
-           CUDA_SUCCESS;
   }
 
   GpuTransportKernels kernels_;

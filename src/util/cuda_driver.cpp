@@ -60,6 +60,12 @@ Status load_cuda_driver(const std::string& cuda_path, std::string* why) {
 
 const CudaDriver& cu() { return g_driver; }
 
+bool cuda_pointer_known(const void* p) {
+  unsigned int type = 0;
+  return g_driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) ==
+         CUDA_SUCCESS;
+}
+
 std::string cuda_error(const char* call, CUresult rc) {
   const char* name = nullptr;
   const char* text = nullptr;

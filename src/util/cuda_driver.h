@@ -90,6 +90,10 @@ Status load_cuda_driver(const std::string& cuda_path, std::string* why);
 // The loaded driver; only valid after load_cuda_driver succeeded.
 const CudaDriver& cu();
 
+// Whether the driver knows `p`: device memory, or host memory that is pinned or registered
+// (anything else is pageable host memory, or no memory at all).
+bool cuda_pointer_known(const void* p);
+
 // "cuMemCreate failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 std::string cuda_error(const char* call, CUresult rc);
 

@@ -32,8 +32,11 @@ __device__ GshmemtRmaNamesFn d_sized = sized_entry;
 bool run(int row, int rows, void* sym, const void* src, void* res, const void* peer_src, int pe) {
   GshmemtRmaNamesFn fn = nullptr;
   if (row == rows) {
-    if (!kHasSized) return false;
-    CUDA_CHECK(cudaMemcpyFromSymbol(&fn, d_sized, sizeof fn));
+    if constexpr (!kHasSized) {
+      return false;
+    } else {
+      CUDA_CHECK(cudaMemcpyFromSymbol(&fn, d_sized, sizeof fn));
+    }
   } else {
     if (row % kGpuNamesParts != GSHMEMT_NAMES_PART) return false;
     CUDA_CHECK(cudaMemcpyFromSymbol(&fn, d_table, sizeof fn, static_cast<size_t>(row) * sizeof fn));

@@ -23,7 +23,6 @@
 #include <cstdio>
 
 #include "gshmem/device/ordering.cuh"
-#include "gshmem/device/scope.cuh"
 #include "gshmem/device/state.cuh"
 
 namespace gshmem {
@@ -68,15 +67,6 @@ __device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes
   // The release also publishes the source bytes this thread (and, through the group barrier before
   // the call, its group) wrote: the copy engine reads them after the proxy saw the slot.
   store_release_sys(&slot->seq, ticket + 1);
-}
-
-// The group form: the group's writes to the source are ordered before the hand-over by the first
-// barrier, and the call returns to every thread together.
-template <Scope S>
-__device__ __forceinline__ void ce_group_post(void* dst, const void* src, size_t bytes) {
-  group_sync<S>();
-  if (group_rank<S>() == 0) ce_post(dst, src, bytes);
-  group_sync<S>();
 }
 
 // Tickets taken so far (a relaxed read; the caller's own tickets are included).
