@@ -42,6 +42,11 @@ if want build; then
 fi
 
 export GSHMEM_WAIT_WARN=${GSHMEM_WAIT_WARN:-10}
+# The tests run 2 PEs. On a machine of one GPU they share it, taking turns on it (limited MPG: the
+# collective-launch tests report skipped). No MPS daemon: under MPS a kernel that faults on purpose
+# (the error tests) takes down every client of the GPU, and gshmem is not validated there.
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$ngpu" -lt 2 ] && step "$ngpu GPU: the 2 PEs of each test share it"
 if want gpu; then
   step "ctest -L gpu"
   (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 90 -j 2) > "$LOG/ctest-gpu.log" 2>&1 || status=1

@@ -92,7 +92,12 @@ int set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* attributes) {
   return 0;
 }
 
-int init_status() { return rt().init_state(); }
+// Once a GPU is bound, PEs that share GPUs report NVSHMEM's MPG states instead of "initialised".
+int init_status() {
+  const int state = rt().init_state();
+  if (state != kInitialized) return state;
+  return rt().gpu_sharing() == GpuSharing::kLimited ? NVSHMEM_STATUS_LIMITED_MPG : state;
+}
 
 void finalize() {
   if (!ok(rt().finalize("nvshmem_finalize"))) log::fatal("nvshmem_finalize failed (see the messages above)");
@@ -268,7 +273,17 @@ extern "C" int gshmemi_collective_launch_prepare(const char* api) {
     return NVSHMEMX_ERROR_NOT_SUPPORTED;
   }
   Status s = r.ensure_bound(api);
-  return ok(s) ? 0 : NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+  if (!ok(s)) return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+  if (r.gpu_sharing() == GpuSharing::kLimited) {
+    // Every PE decided the same at bind time, so every PE refuses: none waits for a grid that never runs.
+    GSHMEM_ERROR(
+        "%s: PEs share a GPU (NVSHMEM_STATUS_LIMITED_MPG; the init warning names them), and the GPU does not keep "
+        "their grids resident at once, so kernels that wait for each other could hang; give each PE a GPU of its "
+        "own",
+        api);
+    return NVSHMEMX_ERROR_NOT_SUPPORTED;
+  }
+  return 0;
 }
 
 extern "C" void gshmemi_report_error(const char* api, const char* message) { GSHMEM_ERROR("%s: %s", api, message); }

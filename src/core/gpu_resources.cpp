@@ -139,6 +139,8 @@ class CudaGpuResources final : public GpuResources {
     return GSHMEM_SUCCESS;
   }
 
+  GpuSharing sharing() const override { return sharing_; }
+
   void synchronize() override {
     if (ctx_) cu().cuCtxSetCurrent(ctx_);
     cu().cuCtxSynchronize();
@@ -212,6 +214,7 @@ class CudaGpuResources final : public GpuResources {
   int mype_ = 0;
   int npes_ = 0;
   double wait_warn_ = 0;
+  GpuSharing sharing_ = GpuSharing::kOwn;
 };
 
 // Finds the run of PEs whose heaps are mapped here side by side, `span` bytes apart, that holds
@@ -231,9 +234,45 @@ struct GpuRecord {
   CUuuid uuid;
   int32_t ordinal;
   int32_t can_reach_all;  // 1 when this PE's GPU has peer access to every node peer's GPU it can see
+  int32_t mps;            // 1 when this PE's context is an MPS client
   char name[48];
   char bus[24];
 };
+
+// PEs that use the same GPU (by UUID, so across CUDA_VISIBLE_DEVICES views) share it: their heaps map
+// into each other like any node peer's, and everything works, but their grids are not guaranteed to
+// be resident at once. Without MPS the GPU runs the processes' kernels in turns; under MPS a grid
+// that filled its client's share of SMs was seen to wait forever for the other client's grid, even
+// with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE summing to 100. So sharing is always NVSHMEM's "limited
+// MPG", and collective launch is refused. Every PE decides from the same records, so all agree; the
+// lowest PE of each shared GPU says so.
+GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
+  GpuSharing mode = GpuSharing::kOwn;
+  const int n = static_cast<int>(all.size());
+  for (int first = 0; first < n; ++first) {
+    std::string pes;
+    int members = 0, mps_clients = 0;
+    bool seen_before = false;
+    for (int pe = 0; pe < n; ++pe) {
+      if (std::memcmp(all[pe].uuid.bytes, all[first].uuid.bytes, sizeof all[pe].uuid.bytes) != 0) continue;
+      if (pe < first) seen_before = true;
+      pes += log::format("%s%d", pes.empty() ? "" : ", ", pe);
+      ++members;
+      mps_clients += all[pe].mps;
+    }
+    if (seen_before || members < 2) continue;
+    mode = GpuSharing::kLimited;
+    if (me != first) continue;
+    GSHMEM_WARN(kInit,
+                "PEs %s share GPU %s (%s)%s: all of gshmem works, but the GPU does not keep their kernels resident "
+                "side by side, so a kernel that waits for another PE of this GPU may be slow, and "
+                "nvshmemx_collective_launch is refused (NVSHMEM_STATUS_LIMITED_MPG). Give each PE a GPU of its own "
+                "for full speed",
+                pes.c_str(), uuid_text(all[first].uuid).c_str(), all[first].name,
+                mps_clients == members ? " under MPS" : " (taking turns: no MPS)");
+  }
+  return mode;
+}
 
 }  // namespace
 
@@ -245,7 +284,6 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   CUcontext ctx = nullptr;
   GSHMEM_CU_CHECK(cuCtxGetCurrent, &ctx);
   const int node_rank = rt.teams_[NVSHMEMX_TEAM_NODE].my_pe;
-  const int node_size = rt.teams_[NVSHMEMX_TEAM_NODE].n_pes();
   if (rt.options_.cuda_device >= 0 || !ctx) {
     int dev = rt.options_.cuda_device;
     if (dev < 0) {
@@ -279,6 +317,9 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   mine.ordinal = static_cast<int32_t>(res->device_);
   cu().cuDeviceGetName(mine.name, sizeof mine.name, res->device_);
   cu().cuDeviceGetPCIBusId(mine.bus, sizeof mine.bus, res->device_);
+  int mps = 0;
+  if (cu().cuDeviceGetAttribute(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, res->device_) != CUDA_SUCCESS) mps = 0;
+  mine.mps = mps ? 1 : 0;
   std::vector<GpuRecord> all(static_cast<size_t>(boot.size()));
   // First pass: learn the node peers' GPUs, then check peer access to the ones this PE can see.
   GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
@@ -300,20 +341,7 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     }
   }
   GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
-  for (size_t i = 0; i < rt.node_pes_.size(); ++i) {
-    for (size_t j = i + 1; j < rt.node_pes_.size(); ++j) {
-      const GpuRecord& a = all[rt.node_pes_[i]];
-      const GpuRecord& b = all[rt.node_pes_[j]];
-      if (std::memcmp(a.uuid.bytes, b.uuid.bytes, sizeof a.uuid.bytes) == 0) {
-        GSHMEM_ERROR(
-            "PEs %d and %d both use GPU %s (%s, bus %s): each PE needs a GPU of its own. Select one per PE "
-            "with cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)) after nvshmem_init, or give each PE "
-            "its own CUDA_VISIBLE_DEVICES (%d PEs on this node)",
-            rt.node_pes_[i], rt.node_pes_[j], uuid_text(a.uuid).c_str(), a.name, a.bus, node_size);
-        return GSHMEM_ERROR_INVALID_VALUE;
-      }
-    }
-  }
+  res->sharing_ = decide_sharing(all, boot.rank());
   if (!rt.config_.disable_p2p) {
     for (int pe : rt.node_pes_) {
       if (!all[pe].can_reach_all) {

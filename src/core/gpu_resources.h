@@ -10,6 +10,14 @@ namespace gshmem {
 
 class Runtime;
 
+// Whether other PEs use this PE's GPU too (NVSHMEM's "multiple PEs per GPU"), decided for the whole
+// job at bind time so that every PE answers the same.
+enum class GpuSharing {
+  kOwn,      // every PE has a GPU of its own
+  kLimited,  // PEs share GPUs: their kernels may not be resident side by side, so collective launch
+             // is refused (NVSHMEM's "limited MPG"; gshmem has no "full MPG")
+};
+
 class GpuResources {
  public:
   virtual ~GpuResources() = default;
@@ -20,6 +28,7 @@ class GpuResources {
   // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before
   // it hand to the copy engines (quiet_on_stream; a one-thread kernel, so it can be captured).
   virtual Status quiet_on_stream(void* stream) = 0;
+  virtual GpuSharing sharing() const = 0;
   // Makes the bound context current and waits for all work on the device (finalize, first step).
   virtual void synchronize() = 0;
   // Releases the stream, the module and the device arrays, and the context if gshmem retained it

@@ -76,6 +76,8 @@ class Runtime {
   // One of the predefined teams, or nullptr.
   const Team* team(int id) const;
   Backend backend() const { return backend_; }
+  // How PEs share GPUs (kOwn on the CPU backend and before a GPU is bound).
+  GpuSharing gpu_sharing() const { return gpu_ ? gpu_->sharing() : GpuSharing::kOwn; }
   const Config& config() const { return config_; }
 
   // Symmetric memory. Collective. On failure *out is nullptr and the reason has been logged.

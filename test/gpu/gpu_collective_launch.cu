@@ -130,6 +130,7 @@ void run_refused(Ctx& c, dim3 grid, dim3 block, int expect_rc, const char* what)
 int main() {
   gputest::init_and_select_gpu();
   MP_CHECK(nvshmem_n_pes() == 2, "run with 2 PEs");
+  gputest::skip_if_limited_mpg("gpu_collective_launch");
   Ctx c;
   c.me = nvshmem_my_pe();
   CUDA_CHECK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));

@@ -1,6 +1,7 @@
 // A program that never selects a GPU: init stops at "bootstrapped", the first nvshmem_malloc binds
-// the GPU of the PE's node rank, and kernels then work. With CUDA_VISIBLE_DEVICES=0 for every PE,
-// two PEs share one GPU, which is an error that says so (the err_same_gpu test).
+// the GPU of the PE's node rank, and kernels then work. With more PEs than GPUs (CUDA_VISIBLE_DEVICES=0
+// for every PE, the gpu_shared test) PEs share a GPU: the status is NVSHMEM_STATUS_LIMITED_MPG, puts
+// between them work, and a collective launch is refused on every PE.
 #include "gpu_test.cuh"
 
 __global__ void ring(int* buf) {
@@ -21,20 +22,42 @@ int main() {
            nvshmemx_init_status());
   int* buf = static_cast<int*>(nvshmem_malloc(sizeof(int)));
   MP_CHECK(buf != nullptr, "the first nvshmem_malloc must bind a GPU");
-  MP_CHECK(nvshmemx_init_status() == NVSHMEM_STATUS_IS_INITIALIZED, "status after binding");
   int ndev = 0, dev = -1;
   CUDA_CHECK(cudaGetDeviceCount(&ndev));
   CUDA_CHECK(cudaGetDevice(&dev));
   const int node_rank = nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE);
   MP_CHECK(dev == node_rank % ndev, "bound GPU %d, expected %d (node rank %d of %d GPUs)", dev, node_rank % ndev,
            node_rank, ndev);
+  const int status = nvshmemx_init_status();
+  const bool shared = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE) > ndev;
+  if (shared) {
+    MP_CHECK(status == NVSHMEM_STATUS_LIMITED_MPG, "status %d after binding, with PEs sharing a GPU", status);
+  } else {
+    MP_CHECK(status == NVSHMEM_STATUS_IS_INITIALIZED, "status %d after binding", status);
+  }
   ring<<<1, 1>>>(buf);
   KERNEL_CHECK();
   nvshmem_barrier_all();
   int got = 0;
   CUDA_CHECK(cudaMemcpy(&got, buf, sizeof got, cudaMemcpyDeviceToHost));
   MP_CHECK(got == 1000 + (me + npes - 1) % npes, "ring value %d", got);
-  std::printf("gpu_select: PE %d bound GPU %d by its node rank\n", me, dev);
+
+  // The same ring as a collective launch: refused (on every PE) where the grids cannot be co-resident.
+  CUDA_CHECK(cudaMemset(buf, 0, sizeof(int)));
+  gputest::sync_and_barrier();
+  void* args[] = {&buf};
+  const int rc = nvshmemx_collective_launch(reinterpret_cast<const void*>(ring), 1, 1, args, 0, 0);
+  if (status == NVSHMEM_STATUS_LIMITED_MPG) {
+    MP_CHECK(rc == NVSHMEMX_ERROR_NOT_SUPPORTED, "collective launch with limited MPG returned %d", rc);
+  } else {
+    MP_CHECK(rc == NVSHMEMX_SUCCESS, "collective launch returned %d", rc);
+    KERNEL_CHECK();
+    nvshmem_barrier_all();
+    CUDA_CHECK(cudaMemcpy(&got, buf, sizeof got, cudaMemcpyDeviceToHost));
+    MP_CHECK(got == 1000 + (me + npes - 1) % npes, "ring value %d after the collective launch", got);
+  }
+  const char* how = status == NVSHMEM_STATUS_LIMITED_MPG ? "sharing it, limited MPG" : "its own";
+  std::printf("gpu_select: PE %d bound GPU %d by its node rank (%s)\n", me, dev, how);
   nvshmem_free(buf);
   nvshmem_finalize();
   return 0;

@@ -49,6 +49,17 @@ inline void init_and_select_gpu() {
   CUDA_CHECK(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % n));
 }
 
+// Collective launches need every PE's grid resident at once, which PEs that share a GPU cannot have;
+// the library refuses them, and the test reports skipped. Collective (the barrier binds the GPU).
+inline void skip_if_limited_mpg(const char* test) {
+  nvshmem_barrier_all();
+  if (nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG) {
+    std::printf("%s: skipped: PEs share a GPU (limited MPG), so collective launches are refused\n", test);
+    nvshmem_finalize();
+    std::exit(77);
+  }
+}
+
 // Completes this PE's device work, then waits for every PE. cudaMemset and cudaMemcpy from pageable
 // memory may return before the device has done them, and nvshmem_barrier_all does not wait for the
 // legacy stream: without the synchronisation a peer could put into memory this PE is still

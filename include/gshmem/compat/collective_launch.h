@@ -3,7 +3,9 @@
  * A collective launch is collective: every PE launches its kernel, and each PE's whole grid is
  * resident on its GPU at once, so that kernels may synchronise across PEs (barriers, waits) without
  * deadlocking on blocks that never get an SM. The grid may not exceed what fits at once: the
- * kernel's occupancy (blocks per SM for its block size and dynamic shared memory) times the SMs.
+ * kernel's occupancy (blocks per SM for its block size and dynamic shared memory) times the SMs
+ * (under MPS, the share CUDA reports). Where PEs share a GPU (NVSHMEM_STATUS_LIMITED_MPG), their
+ * grids are not kept co-resident: the launch is refused.
  * An all-zero grid asks for that maximum. The kernel runs as a cooperative launch on `stream`.
  *
  * These are inline functions over the CUDA runtime (compiled into the caller, which links the CUDA
