@@ -106,47 +106,57 @@ bool CopyProxy::take(std::vector<Copy>* batch, size_t max) {
   return true;
 }
 
-Status CopyProxy::issue(std::vector<Copy>* batch) {
-  // Copies that continue one another on both sides become one: the blocks of a kernel that each put
-  // their share of one buffer are then one copy, which the engines move fastest. _nbi copies are
-  // unordered until a quiet, so the batch may be reordered.
-  std::sort(batch->begin(), batch->end(), [](const Copy& a, const Copy& b) { return a.dst < b.dst; });
-  size_t out = 0;
-  for (size_t i = 0; i < batch->size(); ++i) {
-    const Copy& c = (*batch)[i];
-    if (out > 0) {
-      Copy& last = (*batch)[out - 1];
-      if (last.dst + last.bytes == c.dst && last.src + last.bytes == c.src) {
-        last.bytes += c.bytes;
-        continue;
-      }
-    }
-    (*batch)[out++] = c;
-  }
-  for (size_t i = 0; i < out; ++i) {
-    const Copy& c = (*batch)[i];
-    bytes_ += c.bytes;
-    for (uint64_t p : {c.src, c.dst}) {
-      if (!reachable(p, c.bytes)) {
+Status CopyProxy::issue_one(const Copy& c, bool report) {
+  for (uint64_t p : {c.src, c.dst}) {
+    if (!reachable(p, c.bytes)) {
+      if (report) {
         fail(log::format("a kernel handed the copy engines a copy of %s from 0x%llx to 0x%llx, but 0x%llx (+%s) is "
                          "neither GPU memory nor host memory that this process maps",
                          format_size(c.bytes).c_str(), static_cast<unsigned long long>(c.src),
                          static_cast<unsigned long long>(c.dst), static_cast<unsigned long long>(p),
                          format_size(c.bytes).c_str())
                  .c_str());
-        return GSHMEM_ERROR_INVALID_VALUE;
       }
+      return GSHMEM_ERROR_INVALID_VALUE;
     }
-    const CUresult rc = cu().cuMemcpyAsync(c.dst, c.src, c.bytes, stream_);
-    if (rc != CUDA_SUCCESS) {
+  }
+  const CUresult rc = cu().cuMemcpyAsync(c.dst, c.src, c.bytes, stream_);
+  if (rc != CUDA_SUCCESS) {
+    if (report) {
       fail(log::format("the copy of %s from 0x%llx to 0x%llx that a kernel handed to the copy engines failed: %s",
                        format_size(c.bytes).c_str(), static_cast<unsigned long long>(c.src),
                        static_cast<unsigned long long>(c.dst), cuda_error("cuMemcpyAsync", rc).c_str())
                .c_str());
-      return GSHMEM_ERROR_CUDA;
+    }
+    return GSHMEM_ERROR_CUDA;
+  }
+  ++copies_;
+  bytes_ += c.bytes;
+  return GSHMEM_SUCCESS;
+}
+
+Status CopyProxy::issue(std::vector<Copy>* batch) {
+  // Copies that continue one another on both sides become one: the blocks of a kernel that each put
+  // their share of one buffer are then one copy, which the engines move fastest. _nbi copies are
+  // unordered until a quiet, so the batch may be reordered.
+  std::vector<Copy>& b = *batch;
+  std::sort(b.begin(), b.end(), [](const Copy& x, const Copy& y) { return x.dst < y.dst; });
+  for (size_t i = 0, j = 0; i < b.size(); i = j) {
+    Copy merged = b[i];
+    for (j = i + 1; j < b.size() && merged.dst + merged.bytes == b[j].dst && merged.src + merged.bytes == b[j].src;
+         ++j) {
+      merged.bytes += b[j].bytes;
+    }
+    if (j == i + 1) {
+      GSHMEM_CHECK(issue_one(merged, true));
+    } else if (!ok(issue_one(merged, false))) {
+      // Side by side in the address space is not one allocation: two buffers that happen to be
+      // adjacent cannot be one copy, and CUDA refuses it. Their pieces then go one by one.
+      GSHMEM_INFO(kProxy, "copies of %s at 0x%llx continue one another but not as one copy; issuing its %zu pieces",
+                  format_size(merged.bytes).c_str(), static_cast<unsigned long long>(merged.dst), j - i);
+      for (size_t k = i; k < j; ++k) GSHMEM_CHECK(issue_one(b[k], true));
     }
   }
-  copies_ += out;
   issued_.store(taken_.load(std::memory_order_relaxed), std::memory_order_release);
   return GSHMEM_SUCCESS;
 }
@@ -204,8 +214,23 @@ void CopyProxy::run() {
     if ((++idle & 1023) == 0) {
       const CUresult rc = cu().cuStreamQuery(stream_);
       if (rc == CUDA_ERROR_DEINITIALIZED) break;  // the process is exiting without nvshmem_finalize
-      if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_NOT_READY && !failed_.load(std::memory_order_relaxed))
-        fail(cuda_error("a copy on the copy engines", rc).c_str());
+      if (rc == CUDA_SUCCESS) {
+        settled_ = issued_.load(std::memory_order_relaxed);  // the stream is idle: all issued copies are done
+      } else if (rc != CUDA_ERROR_NOT_READY && !failed_.load(std::memory_order_relaxed)) {
+        // A fault anywhere in the context (a kernel's illegal address, say) makes every later CUDA
+        // call fail. Blame the copy engines only when copies of theirs were still in flight.
+        if (settled_ == issued_.load(std::memory_order_relaxed)) {
+          GSHMEM_INFO(kProxy, "the CUDA context failed (%s); no copy handed to the copy engines was in flight",
+                      cuda_error("cuStreamQuery", rc).c_str());
+          failed_.store(true, std::memory_order_release);
+          __atomic_store_n(&ring_->error, 1, __ATOMIC_RELEASE);
+        } else {
+          fail(log::format("the CUDA context failed while the copy engines held kernels' copies, which did not "
+                           "complete: %s",
+                           cuda_error("cuStreamQuery", rc).c_str())
+                   .c_str());
+        }
+      }
     }
     const double quiet_s = std::chrono::duration<double>(Clock::now() - last_work).count();
     if (quiet_s < 0.1) {

@@ -8,7 +8,8 @@
 //    then what the device state publishes. The bound context must be current on the caller.
 //  - The thread takes tickets in order as kernels publish them, gathers those that arrive within a
 //    few microseconds of each other into a batch, issues it on a stream of its own (copies that
-//    continue one another merged into one), and makes that stream write the number of tickets
+//    continue one another merged into one, or issued one by one where CUDA refuses the merged copy
+//    because it spans two allocations), and makes that stream write the number of tickets
 //    completed into counters()[1] when the burst ends (and after a batch that ends 50 us or more
 //    after the last count, during a long burst).
 //  - flush() returns once the tickets published before the call, up to the first one still being
@@ -54,7 +55,10 @@ class CopyProxy {
   void run();
   // Takes the published tickets from `taken_` on (at most `max`); false when there are none.
   bool take(std::vector<Copy>* batch, size_t max);
+  // Issues the batch, merging copies that continue one another.
   Status issue(std::vector<Copy>* batch);
+  // Issues one copy; on failure logs it and raises the ring's error flag when `report`.
+  Status issue_one(const Copy& c, bool report);
   void fail(const char* what);
   // Makes the stream write the number of tickets issued so far into counters()[1].
   void count_completions(uint64_t* counted);
@@ -74,6 +78,7 @@ class CopyProxy {
   std::atomic<uint64_t> issued_{0};   // tickets whose copies (and completion count) are on the stream
   std::atomic<uint64_t> counted_{0};  // tickets covered by a completion count on the stream
   std::atomic<bool> failed_{false};
+  uint64_t settled_ = 0;  // tickets known complete (the stream was idle after them); proxy thread only
   uint64_t batches_ = 0, copies_ = 0, bytes_ = 0;  // statistics, logged at stop (PROXY, INFO)
 };
 

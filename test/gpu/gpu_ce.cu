@@ -11,8 +11,13 @@
 //    peer is told;
 //  - a grid of more blocks than GSHMEM_CE_MAX_BLOCKS (8 here) copies with its own threads: no ticket
 //    is taken, and the data arrives all the same;
+//  - two blocks put from two host ranges that lie side by side but are registered apart: their
+//    copies continue one another, so the proxy merges them, and where CUDA refuses a copy across
+//    two allocations it must issue the pieces one by one; the data must arrive;
 //  - the offload is really used: the device state has the ring, and the number of tickets taken
 //    equals the number of calls made at or above the threshold from small enough grids.
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -122,7 +127,7 @@ __global__ void fill(uint64_t* p, uint64_t round) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kWords; i += gridDim.x * blockDim.x) p[i] = word(round, i);
 }
 
-// 16 blocks (over the limit of 8): each puts its 128 KiB share with put_nbi_block, then quiets.
+// Each block puts its share with put_nbi_block, then quiets (16 blocks: over the limit of 8).
 __global__ void put_big_grid(uint64_t* dst, const uint64_t* src, int peer) {
   const size_t share = kWords / gridDim.x;
   nvshmemx_uint64_put_nbi_block(dst + blockIdx.x * share, src + blockIdx.x * share, share, peer);
@@ -301,6 +306,35 @@ int main(int argc, char** argv) {
     expect(bad == 0, "put_nbi_block from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
   }
   nvshmem_barrier_all();
+
+  // Two host ranges side by side, registered as two allocations; two blocks each put one.
+  const size_t half = kWords / 2 * sizeof(uint64_t);
+  void* region = mmap(nullptr, 2 * half, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  expect(region != MAP_FAILED, "mmap of 2 MiB");
+  if (region != MAP_FAILED) {
+    auto* host_src = static_cast<uint64_t*>(region);
+    for (size_t i = 0; i < kWords; ++i) host_src[i] = word(7000, i);
+    CUDA_CHECK(cudaHostRegister(host_src, half, cudaHostRegisterMapped));
+    CUDA_CHECK(cudaHostRegister(static_cast<char*>(region) + half, half, cudaHostRegisterMapped));
+    gputest::sync_and_barrier();
+    if (me == 0) {
+      put_big_grid<<<2, 256>>>(dst, host_src, peer);
+      KERNEL_CHECK();
+      expected_tickets += 2;
+    }
+    nvshmem_barrier_all();
+    if (me == 1) {
+      std::vector<uint64_t> h(kWords);
+      CUDA_CHECK(cudaMemcpy(h.data(), dst, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+      size_t bad = 0;
+      for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(7000, i);
+      expect(bad == 0, "put_nbi_block from two host ranges registered apart: " + std::to_string(bad) + " words differ");
+    }
+    nvshmem_barrier_all();
+    CUDA_CHECK(cudaHostUnregister(host_src));
+    CUDA_CHECK(cudaHostUnregister(static_cast<char*>(region) + half));
+    munmap(region, 2 * half);
+  }
 
   ce_state<<<1, 1>>>(state);
   KERNEL_CHECK();

@@ -46,6 +46,8 @@ static __device__ __noinline__ void ce_failed(int mype) {
 __device__ __forceinline__ bool ce_enabled(size_t bytes, const void* local) {
   const uint64_t min_bytes = *reinterpret_cast<const volatile uint64_t*>(&state().ce_min_bytes);
   const unsigned max_blocks = *reinterpret_cast<const volatile int32_t*>(&state().ce_max_blocks);
+  // The product is 32-bit: a grid of 2^32 blocks or more can wrap below the limit, which costs it
+  // speed, never correctness; 64 bits cost a kernel of 1024-thread blocks 16 registers.
   return min_bytes != 0 && bytes >= min_bytes && gridDim.x * gridDim.y * gridDim.z <= max_blocks && __isGlobal(local);
 }
 
@@ -54,7 +56,9 @@ __device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes
   CeRing* ring = st.ce_ring;
   const uint64_t ticket = atomicAdd(reinterpret_cast<unsigned long long*>(st.ce_counters), 1ull);
   Backoff backoff;
-  while (ticket - load_relaxed_sys(&ring->consumed) >= kCeRingSlots) {
+  // Acquire: the proxy has read the old contents of the slot before it advanced `consumed`, and
+  // this thread's stores to the slot below must not overtake that read.
+  while (ticket - load_acquire_sys(&ring->consumed) >= kCeRingSlots) {
     // The proxy stopped on a failed copy (the host log says which); no message here: a call in this
     // path would cost the copy loops beside it their registers.
     if (load_relaxed_sys(&ring->error) != 0) __trap();
