@@ -194,6 +194,15 @@ int main(int argc, char** argv) {
     }
   };
 
+  // The words of `p` (kWords of device memory) that differ from round `round`'s pattern.
+  auto differing = [&](const uint64_t* p, uint64_t round) {
+    std::vector<uint64_t> h(kWords);
+    CUDA_CHECK(cudaMemcpy(h.data(), p, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(round, i);
+    return bad;
+  };
+
   ce_state<<<1, 1>>>(state);
   KERNEL_CHECK();
   unsigned long long st[3];
@@ -233,10 +242,7 @@ int main(int argc, char** argv) {
     get_block<<<kBlocks, 256>>>(local, dst, peer);
     expected_tickets += kBlocks;
     KERNEL_CHECK();
-    std::vector<uint64_t> h(kWords);
-    CUDA_CHECK(cudaMemcpy(h.data(), local, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(1000 + peer, i);
+    const size_t bad = differing(local, 1000 + peer);
     expect(bad == 0, "get_nbi_block: " + std::to_string(bad) + " words differ from the peer's");
   }
   nvshmem_barrier_all();
@@ -299,10 +305,7 @@ int main(int argc, char** argv) {
   }
   nvshmem_barrier_all();
   if (me == 1) {
-    std::vector<uint64_t> h(kWords);
-    CUDA_CHECK(cudaMemcpy(h.data(), dst, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(6000, i);
+    const size_t bad = differing(dst, 6000);
     expect(bad == 0, "put_nbi_block from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
   }
   nvshmem_barrier_all();
@@ -324,10 +327,7 @@ int main(int argc, char** argv) {
     }
     nvshmem_barrier_all();
     if (me == 1) {
-      std::vector<uint64_t> h(kWords);
-      CUDA_CHECK(cudaMemcpy(h.data(), dst, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-      size_t bad = 0;
-      for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(7000, i);
+      const size_t bad = differing(dst, 7000);
       expect(bad == 0, "put_nbi_block from two host ranges registered apart: " + std::to_string(bad) + " words differ");
     }
     nvshmem_barrier_all();
