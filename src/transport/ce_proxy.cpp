@@ -163,6 +163,10 @@ Status CopyProxy::issue(std::vector<Copy>* batch) {
 
 void CopyProxy::fail(const char* what) {
   GSHMEM_ERROR("PE %d: %s", mype_, what);
+  stop_taking();
+}
+
+void CopyProxy::stop_taking() {
   failed_.store(true, std::memory_order_release);
   __atomic_store_n(&ring_->error, 1, __ATOMIC_RELEASE);
 }
@@ -222,8 +226,7 @@ void CopyProxy::run() {
         if (settled_ == issued_.load(std::memory_order_relaxed)) {
           GSHMEM_INFO(kProxy, "the CUDA context failed (%s); no copy handed to the copy engines was in flight",
                       cuda_error("cuStreamQuery", rc).c_str());
-          failed_.store(true, std::memory_order_release);
-          __atomic_store_n(&ring_->error, 1, __ATOMIC_RELEASE);
+          stop_taking();
         } else {
           fail(log::format("the CUDA context failed while the copy engines held kernels' copies, which did not "
                            "complete: %s",

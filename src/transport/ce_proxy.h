@@ -59,7 +59,10 @@ class CopyProxy {
   Status issue(std::vector<Copy>* batch);
   // Issues one copy; on failure logs it and raises the ring's error flag when `report`.
   Status issue_one(const Copy& c, bool report);
+  // Logs `what` as an error, then stop_taking().
   void fail(const char* what);
+  // Takes no more tickets and raises the ring's error flag, so that waiting kernels end.
+  void stop_taking();
   // Makes the stream write the number of tickets issued so far into counters()[1].
   void count_completions(uint64_t* counted);
   // Whether the copy engines can reach [p, p + bytes): GPU or registered memory, or mapped pageable

@@ -142,16 +142,24 @@ __device__ __forceinline__ void get(T* dest, const T* source, size_t nelems, int
 // not global memory, or when the copy engines are off, the calling threads copy before they return,
 // as the blocking forms do; otherwise one thread of the group hands the whole copy to the copy
 // engines (ce.cuh) and the group returns at once.
+namespace detail_rma {
+// The copy of putmem_nbi and getmem_nbi: the group's threads copy, or, when `ce`, one thread hands
+// the copy to the copy engines. One path for both: the SM copy gets no bytes when the copy engines
+// take them. (Two branches around the copy loop cost a kernel that loops over these calls ~30
+// registers.)
+template <Scope S, int Unroll>
+__device__ __forceinline__ void copy_nbi(void* to, const void* from, size_t bytes, bool ce) {
+  gshmem::detail::group_copy<S, Unroll>(to, from, ce ? 0 : bytes);
+  if (ce && gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(to, from, bytes);
+}
+}  // namespace detail_rma
+
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  // One path for both: the SM copy gets no bytes when the copy engines take them. (Two branches
-  // around the copy loop cost a kernel that loops over these calls ~30 registers.)
   const bool ce = gshmem::detail::ce_enabled(bytes, source);
   gshmem::detail::group_sync<S>();
   detail_rma::check(dest, bytes, pe);
-  char* remote = peer_address(dest, pe);
-  gshmem::detail::group_copy<S, 4>(remote, source, ce ? 0 : bytes);
-  if (ce && gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(remote, source, bytes);
+  detail_rma::copy_nbi<S, 4>(peer_address(dest, pe), source, bytes, ce);
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread>
@@ -159,9 +167,8 @@ __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_
   const bool ce = gshmem::detail::ce_enabled(bytes, dest);
   gshmem::detail::group_sync<S>();
   detail_rma::check(source, bytes, pe);
-  const char* remote = peer_address(source, pe);
-  gshmem::detail::group_copy<S, 8>(dest, remote, ce ? 0 : bytes);
-  if (ce && gshmem::detail::group_rank<S>() == 0) gshmem::detail::ce_post(dest, remote, bytes);
+  // More loads in flight for gets, as in getmem.
+  detail_rma::copy_nbi<S, 8>(dest, peer_address(source, pe), bytes, ce);
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread, class T>
