@@ -81,15 +81,27 @@ __device__ __forceinline__ uint64_t ce_completed() {
   return load_relaxed_sys(const_cast<const uint64_t*>(state().ce_counters + 1));
 }
 
-// The copy-engine part of quiet(). The counters are read before the fence so that their latency hides under it;
-// a copy taken before the read is waited for after it, and the fence after that wait makes what the
-// copy engines wrote part of what a later release (a signal, a barrier) publishes.
+// Zero, read from the SM's clock after everything before it in the program (its top bit is clear for
+// centuries). Added to a value compared after a fence, it keeps ptxas from moving the comparison above
+// the fence: there, the warp waits for the compared loads to return before it even issues the fence,
+// and the fence's own wait then starts only after theirs.
+__device__ __forceinline__ uint64_t zero_after_fence() {
+  uint64_t c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+  return c >> 63;
+}
+
+// The copy-engine part of quiet(). The counters are read before the fence so that their latency hides under it
+// (the comparison comes after it: measured on 2 x H200, this takes 0.07-0.12 us off a get of 4 to 1024 bytes
+// and its quiet at every scope, and costs a put and its quiet 0.01-0.02 us); a copy taken before the read is
+// waited for after it, and the fence after that wait makes what the copy engines wrote part of what a later
+// release (a signal, a barrier) publishes.
 __device__ __forceinline__ void ce_quiet() {
   const DeviceState& st = state();
   const uint64_t posted = ce_posted();
   const uint64_t done = ce_completed();
   fence_sc_sys();
-  if (done >= posted) return;
+  if (done + zero_after_fence() >= posted) return;
   Backoff backoff;
   while (load_acquire_sys(const_cast<const uint64_t*>(st.ce_counters + 1)) < posted) {
     if (load_relaxed_sys(&st.ce_ring->error) != 0) ce_failed(st.mype);
