@@ -137,24 +137,19 @@ Status CopyProxy::issue_one(const Copy& c, bool report) {
 
 Status CopyProxy::issue(std::vector<Copy>* batch) {
   // Copies that continue one another on both sides become one: the blocks of a kernel that each put
-  // their share of one buffer are then one copy, which the engines move fastest. _nbi copies are
-  // unordered until a quiet, so the batch may be reordered.
-  std::vector<Copy>& b = *batch;
-  std::sort(b.begin(), b.end(), [](const Copy& x, const Copy& y) { return x.dst < y.dst; });
-  for (size_t i = 0, j = 0; i < b.size(); i = j) {
-    Copy merged = b[i];
-    for (j = i + 1; j < b.size() && merged.dst + merged.bytes == b[j].dst && merged.src + merged.bytes == b[j].src;
-         ++j) {
-      merged.bytes += b[j].bytes;
-    }
-    if (j == i + 1) {
-      GSHMEM_CHECK(issue_one(merged, true));
-    } else if (!ok(issue_one(merged, false))) {
+  // their share of one buffer are then one copy, which the engines move fastest (a batch may hold
+  // many iterations of such a kernel; each becomes a chain). _nbi copies are unordered until a
+  // quiet, so the batch may be reordered.
+  for (const CopyChain& chain : merge_copies(*batch)) {
+    if (chain.pieces.size() == 1) {
+      GSHMEM_CHECK(issue_one(chain.merged, true));
+    } else if (!ok(issue_one(chain.merged, false))) {
       // Side by side in the address space is not one allocation: two buffers that happen to be
       // adjacent cannot be one copy, and CUDA refuses it. Their pieces then go one by one.
       GSHMEM_INFO(kProxy, "copies of %s at 0x%llx continue one another but not as one copy; issuing its %zu pieces",
-                  format_size(merged.bytes).c_str(), static_cast<unsigned long long>(merged.dst), j - i);
-      for (size_t k = i; k < j; ++k) GSHMEM_CHECK(issue_one(b[k], true));
+                  format_size(chain.merged.bytes).c_str(), static_cast<unsigned long long>(chain.merged.dst),
+                  chain.pieces.size());
+      for (const Copy& piece : chain.pieces) GSHMEM_CHECK(issue_one(piece, true));
     }
   }
   issued_.store(taken_.load(std::memory_order_relaxed), std::memory_order_release);

@@ -8,8 +8,8 @@
 //    then what the device state publishes. The bound context must be current on the caller.
 //  - The thread takes tickets in order as kernels publish them, gathers those that arrive within a
 //    few microseconds of each other into a batch, issues it on a stream of its own (copies that
-//    continue one another merged into one, or issued one by one where CUDA refuses the merged copy
-//    because it spans two allocations), and makes that stream write the number of tickets
+//    continue one another merged into one, copy_merge.h, or issued one by one where CUDA refuses the
+//    merged copy because it spans two allocations), and makes that stream write the number of tickets
 //    completed into counters()[1] when the burst ends (and after a batch that ends 50 us or more
 //    after the last count, during a long burst).
 //  - flush() returns once the tickets published before the call, up to the first one still being
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gshmem/detail/device_state.h"
+#include "transport/copy_merge.h"
 #include "util/cuda_driver.h"
 #include "util/status.h"
 
@@ -49,13 +50,11 @@ class CopyProxy {
   uint64_t* counters() const { return reinterpret_cast<uint64_t*>(counters_); }
 
  private:
-  struct Copy {
-    uint64_t dst, src, bytes;
-  };
+  using Copy = CopyRange;
   void run();
   // Takes the published tickets from `taken_` on (at most `max`); false when there are none.
   bool take(std::vector<Copy>* batch, size_t max);
-  // Issues the batch, merging copies that continue one another.
+  // Issues the batch, merged into chains (copy_merge.h).
   Status issue(std::vector<Copy>* batch);
   // Issues one copy; on failure logs it and raises the ring's error flag when `report`.
   Status issue_one(const Copy& c, bool report);
