@@ -19,9 +19,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long the proxy waits for more hand-overs after one arrives, and how often at most it makes
-// the stream write the completion count while copies keep arriving (microseconds).
+// How long the proxy waits for more hand-overs after one arrives, how long at most it gathers one
+// batch (while it gathers, the engines may be idle: hand-overs that keep coming, a kernel's
+// iterations, go to the next batch), and how often at most it makes the stream write the
+// completion count while copies keep arriving (microseconds).
 constexpr double kGatherUs = 3;
+constexpr double kGatherMaxUs = 20;
 constexpr double kCountUs = 50;
 
 inline void cpu_relax() {
@@ -182,9 +185,11 @@ void CopyProxy::run() {
     if (!failed_.load(std::memory_order_relaxed) && take(&batch, detail::kCeRingSlots)) {
       // Gather what the other blocks of the kernel hand over right after (a grid's blocks post
       // within microseconds of each other), so that their shares merge into one copy.
-      auto gather_from = Clock::now();
+      const auto gather_start = Clock::now();
+      auto gather_from = gather_start;
       while (batch.size() < detail::kCeRingSlots &&
-             std::chrono::duration<double, std::micro>(Clock::now() - gather_from).count() < kGatherUs) {
+             std::chrono::duration<double, std::micro>(Clock::now() - gather_from).count() < kGatherUs &&
+             std::chrono::duration<double, std::micro>(Clock::now() - gather_start).count() < kGatherMaxUs) {
         if (take(&more, detail::kCeRingSlots - batch.size())) {
           batch.insert(batch.end(), more.begin(), more.end());
           gather_from = Clock::now();
