@@ -9,8 +9,9 @@
 //  - host quiet and quiet_on_stream: a kernel hands over a put and ends without quiet; the host
 //    completes it (nvshmem_quiet, or nvshmemx_quiet_on_stream before a signalling kernel) before the
 //    peer is told;
-//  - a grid of more blocks than GSHMEM_CE_MAX_BLOCKS (8 here) copies with its own threads: no ticket
-//    is taken, and the data arrives all the same;
+//  - a grid of more blocks than GSHMEM_CE_MAX_BLOCKS (8 here) copies with its own threads when its
+//    calls are under 4 x GSHMEM_CE_MIN_SIZE: no ticket is taken, and the data arrives all the same;
+//    calls of that size or more from such a grid take a ticket each, and their data arrives;
 //  - two blocks put from two host ranges that lie side by side but are registered apart: their
 //    copies continue one another, so the proxy merges them, and where CUDA refuses a copy across
 //    two allocations it must issue the pieces one by one; the data must arrive;
@@ -131,6 +132,13 @@ __global__ void fill(uint64_t* p, uint64_t round) {
 __global__ void put_big_grid(uint64_t* dst, const uint64_t* src, int peer) {
   const size_t share = kWords / gridDim.x;
   nvshmemx_uint64_put_nbi_block(dst + blockIdx.x * share, src + blockIdx.x * share, share, peer);
+  if (threadIdx.x == 0) nvshmem_quiet();
+}
+
+// Every block puts the whole buffer with put_nbi_block, then quiets (16 blocks, 2 MiB per call: over
+// 4 x the threshold of 64 KiB, so each call goes to the copy engines although the grid is large).
+__global__ void put_big_grid_whole(uint64_t* dst, const uint64_t* src, int peer) {
+  nvshmemx_uint64_put_nbi_block(dst, src, kWords, peer);
   if (threadIdx.x == 0) nvshmem_quiet();
 }
 
@@ -307,6 +315,21 @@ int main(int argc, char** argv) {
   if (me == 1) {
     const size_t bad = differing(dst, 6000);
     expect(bad == 0, "put_nbi_block from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
+  }
+  nvshmem_barrier_all();
+
+  // ... unless each call moves at least 4 x the threshold: then every call takes a ticket.
+  fill<<<64, 256>>>(src, 6500);
+  gputest::sync_and_barrier();
+  if (me == 0) {
+    put_big_grid_whole<<<2 * kBlocks, 256>>>(dst, src, peer);
+    KERNEL_CHECK();
+    expected_tickets += 2 * kBlocks;
+  }
+  nvshmem_barrier_all();
+  if (me == 1) {
+    const size_t bad = differing(dst, 6500);
+    expect(bad == 0, "2 MiB put_nbi_block calls from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
   }
   nvshmem_barrier_all();
 

@@ -66,7 +66,7 @@ struct DeviceState {
    * (which stay in the constant cache) instead of loading peer_base[pe]; window_count is 0 otherwise. */
   uint64_t window_base;
   int32_t window_count;
-  int32_t ce_max_blocks; /* only grids of at most this many blocks use the copy engines */
+  int32_t ce_max_blocks; /* larger grids use the copy engines only from 4 * ce_min_bytes per call */
   /* Copy-engine offload; ce_ring is NULL and ce_min_bytes 0 when it is off. _nbi puts and gets of at
    * least ce_min_bytes per call go to the ring. ce_counters (device memory): [0] tickets taken, [1] copies completed. */
   CeRing *ce_ring;
