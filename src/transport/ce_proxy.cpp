@@ -20,12 +20,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // How long the proxy waits for more hand-overs after one arrives, how long at most it gathers one
-// batch (while it gathers, the engines may be idle: hand-overs that keep coming, a kernel's
-// iterations, go to the next batch), and how often at most it makes the stream write the
-// completion count while copies keep arriving (microseconds).
+// batch while the engines may be idle (hand-overs that keep coming, a kernel's iterations, go to
+// the next batch), and how often at most it makes the stream write the completion count while
+// copies keep arriving (microseconds). While the engines are surely still busy with what was
+// issued (reckoned at kPeakBytesPerUs, above what they move over NVLink, so that the reckoning
+// ends early rather than late), gathering costs nothing and goes on: the batch then holds whole
+// iterations, which merge into whole copies.
 constexpr double kGatherUs = 3;
 constexpr double kGatherMaxUs = 20;
 constexpr double kCountUs = 50;
+constexpr double kPeakBytesPerUs = 450e3;
+
+inline double us_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -179,7 +187,8 @@ void CopyProxy::run() {
   more.reserve(detail::kCeRingSlots);
   auto last_work = Clock::now();
   auto last_count = last_work;
-  uint64_t counted = 0;  // the completion count last written by the stream
+  auto busy_until = last_work;  // when the engines finish what was issued, at the earliest
+  uint64_t counted = 0;         // the completion count last written by the stream
   unsigned idle = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     if (!failed_.load(std::memory_order_relaxed) && take(&batch, detail::kCeRingSlots)) {
@@ -187,9 +196,10 @@ void CopyProxy::run() {
       // within microseconds of each other), so that their shares merge into one copy.
       const auto gather_start = Clock::now();
       auto gather_from = gather_start;
-      while (batch.size() < detail::kCeRingSlots &&
-             std::chrono::duration<double, std::micro>(Clock::now() - gather_from).count() < kGatherUs &&
-             std::chrono::duration<double, std::micro>(Clock::now() - gather_start).count() < kGatherMaxUs) {
+      while (batch.size() < detail::kCeRingSlots) {
+        const auto now = Clock::now();
+        if (us_between(gather_from, now) >= kGatherUs) break;
+        if (us_between(gather_start, now) >= kGatherMaxUs && now >= busy_until) break;
         if (take(&more, detail::kCeRingSlots - batch.size())) {
           batch.insert(batch.end(), more.begin(), more.end());
           gather_from = Clock::now();
@@ -197,7 +207,13 @@ void CopyProxy::run() {
           cpu_relax();
         }
       }
+      uint64_t batch_bytes = 0;
+      for (const Copy& c : batch) batch_bytes += c.bytes;
       issue(&batch);
+      const auto issued_at = Clock::now();
+      busy_until = std::max(busy_until, issued_at) +
+                   std::chrono::duration_cast<Clock::duration>(
+                       std::chrono::duration<double, std::micro>(static_cast<double>(batch_bytes) / kPeakBytesPerUs));
       ++batches_;
       idle = 0;
       last_work = Clock::now();
