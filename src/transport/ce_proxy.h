@@ -7,7 +7,8 @@
 //    that the GPU takes stream memory operations, and starts the thread; ring() and counters() are
 //    then what the device state publishes. The bound context must be current on the caller.
 //  - The thread takes tickets in order as kernels publish them, gathers those that arrive within a
-//    few microseconds of each other (for at most 20 us) into a batch, issues it on a stream of its own (copies that
+//    few microseconds of each other into a batch (for at most 20 us, or for as long as the engines
+//    are surely still busy with the batches before), issues it on a stream of its own (copies that
 //    continue one another merged into one, copy_merge.h, or issued one by one where CUDA refuses the
 //    merged copy because it spans two allocations), and makes that stream write the number of tickets
 //    completed into counters()[1] when the burst ends (and after a batch that ends 50 us or more
