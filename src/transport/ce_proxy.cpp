@@ -219,7 +219,7 @@ void CopyProxy::run() {
       last_work = Clock::now();
       // The completion count costs the copy engines a pause between copies: write it once the
       // burst ends (below), or every kCountUs while copies keep coming, so that no quiet waits long.
-      if (std::chrono::duration<double, std::micro>(last_work - last_count).count() >= kCountUs) {
+      if (us_between(last_count, last_work) >= kCountUs) {
         count_completions(&counted);
         last_count = last_work;
       }
