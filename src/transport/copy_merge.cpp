@@ -2,8 +2,8 @@
 #include "transport/copy_merge.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
-#include <utility>
 
 namespace gshmem {
 namespace {
@@ -24,9 +24,7 @@ std::vector<CopyChain> merge_copies(std::vector<CopyRange> copies) {
                copies.end());
   // In destination order, every copy that can come before another in a chain (it ends where the
   // other starts, so it starts lower) is placed before that one is looked at.
-  std::sort(copies.begin(), copies.end(), [](const CopyRange& x, const CopyRange& y) {
-    return x.dst != y.dst ? x.dst < y.dst : x.src != y.src ? x.src < y.src : x.bytes < y.bytes;
-  });
+  std::sort(copies.begin(), copies.end());
   std::vector<CopyChain> chains;
   // The chains still open at each end point; equal copies continue different chains.
   std::unordered_map<End, std::vector<size_t>, EndHash> open;

@@ -18,6 +18,10 @@ namespace gshmem {
 struct CopyRange {
   uint64_t dst = 0, src = 0, bytes = 0;
   bool operator==(const CopyRange& o) const { return dst == o.dst && src == o.src && bytes == o.bytes; }
+  // Destination first, then source, then size.
+  bool operator<(const CopyRange& o) const {
+    return dst != o.dst ? dst < o.dst : src != o.src ? src < o.src : bytes < o.bytes;
+  }
 };
 
 struct CopyChain {

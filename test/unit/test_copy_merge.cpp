@@ -10,10 +10,6 @@
 namespace gshmem {
 namespace {
 
-bool before(const CopyRange& x, const CopyRange& y) {
-  return x.dst != y.dst ? x.dst < y.dst : x.src != y.src ? x.src < y.src : x.bytes < y.bytes;
-}
-
 // Every chain is well formed: its pieces continue one another on both sides and its merged copy
 // spans them. Returns all pieces, sorted, for comparison with the input.
 std::vector<CopyRange> check_chains(const std::vector<CopyChain>& chains) {
@@ -35,7 +31,7 @@ std::vector<CopyRange> check_chains(const std::vector<CopyChain>& chains) {
     EXPECT_EQ(c.merged.src, c.pieces.front().src);
     EXPECT_EQ(c.merged.bytes, bytes);
   }
-  std::sort(all.begin(), all.end(), before);
+  std::sort(all.begin(), all.end());
   return all;
 }
 
@@ -60,7 +56,7 @@ TEST(CopyMerge, SharesOfOneBufferBecomeOneCopy) {
   EXPECT_EQ(chains[0].merged.dst, 0x7f0000000000ull);
   EXPECT_EQ(chains[0].merged.src, 0x7e0000000000ull);
   std::vector<CopyRange> sorted = in;
-  std::sort(sorted.begin(), sorted.end(), before);
+  std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(check_chains(chains), sorted);
 }
 
@@ -75,7 +71,7 @@ TEST(CopyMerge, EachIterationOfAKernelBecomesOneCopy) {
     EXPECT_EQ(c.pieces.size(), 32u);
   }
   std::vector<CopyRange> sorted = in;
-  std::sort(sorted.begin(), sorted.end(), before);
+  std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(check_chains(chains), sorted);
 }
 
@@ -113,7 +109,7 @@ TEST(CopyMerge, RandomBatchesKeepEveryCopyExactlyOnce) {
     }
     const std::vector<CopyChain> chains = merge_copies(in);
     std::vector<CopyRange> sorted = in;
-    std::sort(sorted.begin(), sorted.end(), before);
+    std::sort(sorted.begin(), sorted.end());
     ASSERT_EQ(check_chains(chains), sorted) << "round " << round;
     // A chain that starts where another ends would have continued that one: the merge is maximal.
     for (const CopyChain& x : chains) {
