@@ -167,8 +167,14 @@ Status CopyProxy::issue(std::vector<Copy>* batch) {
   return GSHMEM_SUCCESS;
 }
 
+// The kernels of this PE that wait for the copy engines (in quiet, fence, a barrier, or for ring space) stop
+// with a trap once the ring's error is set; this message is the one that says why, so it also says what
+// the user can do.
 void CopyProxy::fail(const char* what) {
-  GSHMEM_ERROR("PE %d: %s", mype_, what);
+  GSHMEM_ERROR(
+      "PE %d: %s; a kernel of this PE that waits for the copy engines now stops (a trap, which CUDA reports as "
+      "an illegal instruction). Set GSHMEM_CE_MIN_SIZE=0 to move every copy with SM loads and stores instead",
+      mype_, what);
   stop_taking();
 }
 
