@@ -112,20 +112,25 @@ __device__ __forceinline__ T g(const T* source, int pe) {
   }
 }
 
+// Threads of the group with no part in the copy (idle_in_group_copy) go from barrier to barrier.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem(void* dest, const void* source, size_t bytes, int pe) {
   gshmem::detail::group_sync<S>();
-  detail_rma::check(dest, bytes, pe);
-  gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
+  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+    detail_rma::check(dest, bytes, pe);
+    gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
+  }
   gshmem::detail::group_sync<S>();
 }
 
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void getmem(void* dest, const void* source, size_t bytes, int pe) {
   gshmem::detail::group_sync<S>();
-  detail_rma::check(source, bytes, pe);
-  // More loads in flight for gets: each one waits for a round trip over the link.
-  gshmem::detail::group_copy<S, 8>(dest, peer_address(source, pe), bytes);
+  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+    detail_rma::check(source, bytes, pe);
+    // More loads in flight for gets: each one waits for a round trip over the link.
+    gshmem::detail::group_copy<S, 8>(dest, peer_address(source, pe), bytes);
+  }
   gshmem::detail::group_sync<S>();
 }
 
@@ -156,19 +161,21 @@ __device__ __forceinline__ void copy_nbi(void* to, const void* from, size_t byte
 
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  const bool ce = gshmem::detail::ce_enabled(bytes, source);
   gshmem::detail::group_sync<S>();
-  detail_rma::check(dest, bytes, pe);
-  detail_rma::copy_nbi<S, 4>(peer_address(dest, pe), source, bytes, ce);
+  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+    detail_rma::check(dest, bytes, pe);
+    detail_rma::copy_nbi<S, 4>(peer_address(dest, pe), source, bytes, gshmem::detail::ce_enabled(bytes, source));
+  }
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
-  const bool ce = gshmem::detail::ce_enabled(bytes, dest);
   gshmem::detail::group_sync<S>();
-  detail_rma::check(source, bytes, pe);
-  // More loads in flight for gets, as in getmem.
-  detail_rma::copy_nbi<S, 8>(dest, peer_address(source, pe), bytes, ce);
+  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+    detail_rma::check(source, bytes, pe);
+    // More loads in flight for gets, as in getmem.
+    detail_rma::copy_nbi<S, 8>(dest, peer_address(source, pe), bytes, gshmem::detail::ce_enabled(bytes, dest));
+  }
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread, class T>

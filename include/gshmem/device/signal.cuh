@@ -76,8 +76,10 @@ template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                               uint64_t signal, int sig_op, int pe) {
   gshmem::detail::group_sync<S>();
-  detail_rma::check(dest, bytes, pe);
-  gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
+  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+    detail_rma::check(dest, bytes, pe);
+    gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
+  }
   gshmem::detail::group_sync<S>();
   if (gshmem::detail::group_rank<S>() == 0) {
     gshmem::detail::fence_acq_rel_sys();
