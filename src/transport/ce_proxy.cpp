@@ -172,8 +172,8 @@ Status CopyProxy::issue(std::vector<Copy>* batch) {
 // the user can do.
 void CopyProxy::fail(const char* what) {
   GSHMEM_ERROR(
-      "PE %d: %s; a kernel of this PE that waits for the copy engines now stops (a trap, which CUDA reports as "
-      "an illegal instruction). Set GSHMEM_CE_MIN_SIZE=0 to move every copy with SM loads and stores instead",
+      "PE %d: %s; a kernel of this PE that waits for the copy engines now stops (a trap: CUDA reports the kernel "
+      "as failed). Set GSHMEM_CE_MIN_SIZE=0 to move every copy with SM loads and stores instead",
       mype_, what);
   stop_taking();
 }
