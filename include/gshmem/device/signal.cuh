@@ -70,17 +70,13 @@ __device__ __forceinline__ uint64_t signal_wait_until(const uint64_t* sig_addr, 
   return v;
 }
 
-// Data, then signal. The group's copies are ordered before the signal by the group barrier, and the
-// barrier's effects are made visible at system scope by the release fence before the signal.
+// Data (a blocking put, which ends with the group barrier), then signal. The group's copies are
+// ordered before the signal by that barrier, and the barrier's effects are made visible at system
+// scope by the release fence before the signal.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                               uint64_t signal, int sig_op, int pe) {
-  gshmem::detail::group_sync<S>();
-  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
-    detail_rma::check(dest, bytes, pe);
-    gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
-  }
-  gshmem::detail::group_sync<S>();
+  putmem<S>(dest, source, bytes, pe);
   if (gshmem::detail::group_rank<S>() == 0) {
     gshmem::detail::fence_acq_rel_sys();
     detail_signal::update(sig_addr, signal, sig_op, pe);
