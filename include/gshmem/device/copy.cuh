@@ -38,6 +38,19 @@ __device__ __forceinline__ void copy_small(char* d, const char* s, size_t n) {
   }
 }
 
+// Copies one element of n = 1, 2, 4 or 8 bytes; `d` and `s` are aligned to n.
+__device__ __forceinline__ void copy_element(char* d, const char* s, size_t n) {
+  if (n == 8) {
+    *reinterpret_cast<unsigned long long*>(d) = *reinterpret_cast<const unsigned long long*>(s);
+  } else if (n == 4) {
+    *reinterpret_cast<uint32_t*>(d) = *reinterpret_cast<const uint32_t*>(s);
+  } else if (n == 2) {
+    *reinterpret_cast<uint16_t*>(d) = *reinterpret_cast<const uint16_t*>(s);
+  } else {
+    *d = *s;
+  }
+}
+
 // Copies `nv` whole vectors from `sv` to `dv`, thread `tid` of `nt` taking vectors tid, tid + nt, ...
 template <class V, int Unroll>
 __device__ __forceinline__ void copy_whole(V* dv, const V* sv, size_t nv, int tid, int nt) {
@@ -160,6 +173,16 @@ __device__ __forceinline__ void group_copy(void* dst, const void* src, size_t n)
     } else {
       copy_whole<uint4, Unroll>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), nv, tid, nt);
     }
+    return;
+  }
+  // One element of 1, 2, 4 or 8 bytes at addresses aligned to its size (a single int, long, ...): one
+  // access by thread 0, without working out a head, vectors and a tail. Measured on H200, a get of 4
+  // bytes, then quiet: 1.71 us by a thread, 1.86 by a warp, 2.01 by a block of 1024 threads, against
+  // 1.86, 2.08 and 2.20 through copy_vectors (NVSHMEM: 1.89, 1.94, 2.24). Placed after the 16-byte
+  // case, which it cost 0.01-0.02 us where it was tried ahead of it.
+  if (n - 1 < 8 && (n & (n - 1)) == 0 &&
+      ((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & (n - 1)) == 0) {
+    if (tid == 0) copy_element(d, s, n);
     return;
   }
   if ((skew & 15) == 0) {
