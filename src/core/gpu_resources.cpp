@@ -439,7 +439,9 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
                   "device _nbi copies of %s or more from grids of at most %d blocks, and of %s or more from larger "
                   "grids, use the copy engines",
                   format_size(rt.config_.ce_min_size).c_str(), st.ce_max_blocks,
-                  format_size(std::min<uint64_t>(rt.config_.ce_min_size, UINT64_MAX / 4) * 4).c_str());
+                  format_size(std::min<uint64_t>(rt.config_.ce_min_size, UINT64_MAX / detail::kCeLargeGridFactor) *
+                              detail::kCeLargeGridFactor)
+                      .c_str());
     } else if (ps == GSHMEM_ERROR_NOT_SUPPORTED) {
       GSHMEM_INFO(kProxy, "device copies do not use the copy engines: %s", why.c_str());
     } else {

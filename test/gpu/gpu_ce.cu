@@ -10,7 +10,8 @@
 //    completes it (nvshmem_quiet, or nvshmemx_quiet_on_stream before a signalling kernel) before the
 //    peer is told;
 //  - a grid of more blocks than GSHMEM_CE_MAX_BLOCKS (8 here) copies with its own threads when its
-//    calls are under 4 x GSHMEM_CE_MIN_SIZE: no ticket is taken, and the data arrives all the same;
+//    calls are under 4 x GSHMEM_CE_MIN_SIZE (calls of 128 KiB, and of 192 KiB): no ticket is taken,
+//    and the data arrives all the same;
 //    calls of that size or more from such a grid take a ticket each, and their data arrives;
 //  - two blocks put from two host ranges that lie side by side but are registered apart: their
 //    copies continue one another, so the proxy merges them, and where CUDA refuses a copy across
@@ -135,10 +136,11 @@ __global__ void put_big_grid(uint64_t* dst, const uint64_t* src, int peer) {
   if (threadIdx.x == 0) nvshmem_quiet();
 }
 
-// Every block puts the whole buffer with put_nbi_block, then quiets (16 blocks, 2 MiB per call: over
-// 4 x the threshold of 64 KiB, so each call goes to the copy engines although the grid is large).
-__global__ void put_big_grid_whole(uint64_t* dst, const uint64_t* src, int peer) {
-  nvshmemx_uint64_put_nbi_block(dst, src, kWords, peer);
+// Every block puts the first `words` words of the buffer with put_nbi_block, then quiets (16 blocks).
+// At 2 MiB per call (the whole buffer) a call is over 4 x the threshold of 64 KiB, so it goes to the
+// copy engines although the grid is large; at 192 KiB (3 x) it does not.
+__global__ void put_big_grid_first(uint64_t* dst, const uint64_t* src, size_t words, int peer) {
+  nvshmemx_uint64_put_nbi_block(dst, src, words, peer);
   if (threadIdx.x == 0) nvshmem_quiet();
 }
 
@@ -203,11 +205,12 @@ int main(int argc, char** argv) {
   };
 
   // The words of `p` (kWords of device memory) that differ from round `round`'s pattern.
-  auto differing = [&](const uint64_t* p, uint64_t round) {
-    std::vector<uint64_t> h(kWords);
-    CUDA_CHECK(cudaMemcpy(h.data(), p, kWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  // Words among the first n at `p` that are not those of `round`.
+  auto differing = [&](const uint64_t* p, uint64_t round, size_t n = kWords) {
+    std::vector<uint64_t> h(n);
+    CUDA_CHECK(cudaMemcpy(h.data(), p, n * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     size_t bad = 0;
-    for (size_t i = 0; i < kWords; ++i) bad += h[i] != word(round, i);
+    for (size_t i = 0; i < n; ++i) bad += h[i] != word(round, i);
     return bad;
   };
 
@@ -317,12 +320,26 @@ int main(int argc, char** argv) {
     expect(bad == 0, "put_nbi_block from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
   }
   nvshmem_barrier_all();
+  // Calls of 192 KiB (3 x the threshold) from that grid: still no ticket.
+  constexpr size_t kUnderWords = 3 * 65536 / sizeof(uint64_t);
+  fill<<<64, 256>>>(src, 6200);
+  gputest::sync_and_barrier();
+  if (me == 0) {
+    put_big_grid_first<<<2 * kBlocks, 256>>>(dst, src, kUnderWords, peer);
+    KERNEL_CHECK();
+  }
+  nvshmem_barrier_all();
+  if (me == 1) {
+    const size_t bad = differing(dst, 6200, kUnderWords);
+    expect(bad == 0, "192 KiB put_nbi_block calls from a grid of 16 blocks: " + std::to_string(bad) + " words differ");
+  }
+  nvshmem_barrier_all();
 
   // ... unless each call moves at least 4 x the threshold: then every call takes a ticket.
   fill<<<64, 256>>>(src, 6500);
   gputest::sync_and_barrier();
   if (me == 0) {
-    put_big_grid_whole<<<2 * kBlocks, 256>>>(dst, src, peer);
+    put_big_grid_first<<<2 * kBlocks, 256>>>(dst, src, kWords, peer);
     KERNEL_CHECK();
     expected_tickets += 2 * kBlocks;
   }

@@ -27,6 +27,9 @@ constexpr uint32_t kDeviceStateAbi = 3;
  * number consumed into `consumed`, and has the stream write the number completed into
  * ce_counters[1] after them. The ring lives in host-pinned memory that the GPU maps. */
 constexpr uint32_t kCeRingSlots = 1024;
+/* A grid of more than ce_max_blocks blocks hands over only copies of at least this many times
+ * ce_min_bytes (its own stores fill the links below that; see gshmem/device/ce.cuh). */
+constexpr uint32_t kCeLargeGridFactor = 4;
 struct CeSlot {
   uint64_t dst;
   uint64_t src;
@@ -66,9 +69,10 @@ struct DeviceState {
    * (which stay in the constant cache) instead of loading peer_base[pe]; window_count is 0 otherwise. */
   uint64_t window_base;
   int32_t window_count;
-  int32_t ce_max_blocks; /* larger grids use the copy engines only from 4 * ce_min_bytes per call */
+  int32_t ce_max_blocks; /* larger grids: only from kCeLargeGridFactor * ce_min_bytes per call */
   /* Copy-engine offload; ce_ring is NULL and ce_min_bytes 0 when it is off. _nbi puts and gets of at
-   * least ce_min_bytes per call go to the ring. ce_counters (device memory): [0] tickets taken, [1] copies completed. */
+   * least ce_min_bytes per call go to the ring. ce_counters (device memory): [0] tickets taken,
+   * [1] copies completed. */
   CeRing *ce_ring;
   uint64_t *ce_counters;
   uint64_t ce_min_bytes;

@@ -32,10 +32,11 @@ namespace detail {
 // Whether a copy of `bytes` whose local side is `local` goes to the copy engines: they are on, the
 // copy is large enough, and `local` is a global address (a shared-memory or stack address means
 // nothing outside this thread's SM). A grid of more than GSHMEM_CE_MAX_BLOCKS blocks fills the links
-// with its own stores, so it hands over only copies of at least 4 x GSHMEM_CE_MIN_SIZE (measured on
-// 2 x H200 with 32 blocks of 1024 threads per GPU, one way: its stores move 351 GB/s at 1 MiB per
-// call where the engines move 280, the same at 4 MiB, and 356 at 8 MiB where the engines move 377;
-// both ways at 8 MiB per call, 703 against 745). The state is read through a volatile access so that
+// with its own stores, so it hands over only copies of at least kCeLargeGridFactor (4) x
+// GSHMEM_CE_MIN_SIZE (measured on 2 x H200 with 32 blocks of 1024 threads per GPU, one way: its
+// stores move 351 GB/s at 1 MiB per call where the engines move 280, 353 at 2 MiB where they move
+// 326, the same at 4 MiB, and 356 at 8 MiB where the engines move 377; both ways at 8 MiB per call,
+// 703 against 745). The state is read through a volatile access so that
 // the compiler does not hoist it out of the caller's loop and split that loop in two (which costs a
 // kernel of 1024-thread blocks the registers it needs to launch); it is one constant-cache load.
 __device__ __forceinline__ bool ce_enabled(size_t bytes, const void* local) {
@@ -44,7 +45,8 @@ __device__ __forceinline__ bool ce_enabled(size_t bytes, const void* local) {
   // The product is 32-bit: a grid of 2^32 blocks or more can wrap below the limit, which costs it
   // speed, never correctness; 64 bits cost a kernel of 1024-thread blocks 16 registers.
   return min_bytes != 0 && bytes >= min_bytes &&
-         (gridDim.x * gridDim.y * gridDim.z <= max_blocks || bytes / 4 >= min_bytes) && __isGlobal(local);
+         (gridDim.x * gridDim.y * gridDim.z <= max_blocks || bytes / kCeLargeGridFactor >= min_bytes) &&
+         __isGlobal(local);
 }
 
 __device__ __forceinline__ void ce_post(void* dst, const void* src, size_t bytes) {
