@@ -204,8 +204,7 @@ int main(int argc, char** argv) {
     }
   };
 
-  // The words of `p` (kWords of device memory) that differ from round `round`'s pattern.
-  // Words among the first n at `p` that are not those of `round`.
+  // The words among the first n of `p` (device memory) that differ from round `round`'s pattern.
   auto differing = [&](const uint64_t* p, uint64_t round, size_t n = kWords) {
     std::vector<uint64_t> h(n);
     CUDA_CHECK(cudaMemcpy(h.data(), p, n * sizeof(uint64_t), cudaMemcpyDeviceToHost));

@@ -36,9 +36,9 @@ namespace detail {
 // GSHMEM_CE_MIN_SIZE (measured on 2 x H200 with 32 blocks of 1024 threads per GPU, one way: its
 // stores move 351 GB/s at 1 MiB per call where the engines move 280, 353 at 2 MiB where they move
 // 326, the same at 4 MiB, and 356 at 8 MiB where the engines move 377; both ways at 8 MiB per call,
-// 703 against 745). The state is read through a volatile access so that
-// the compiler does not hoist it out of the caller's loop and split that loop in two (which costs a
-// kernel of 1024-thread blocks the registers it needs to launch); it is one constant-cache load.
+// 703 against 745). The state is read through a volatile access so that the compiler does not
+// hoist it out of the caller's loop and split that loop in two (which costs a kernel of 1024-thread
+// blocks the registers it needs to launch); it is one constant-cache load.
 __device__ __forceinline__ bool ce_enabled(size_t bytes, const void* local) {
   const uint64_t min_bytes = *reinterpret_cast<const volatile uint64_t*>(&state().ce_min_bytes);
   const unsigned max_blocks = *reinterpret_cast<const volatile int32_t*>(&state().ce_max_blocks);

@@ -144,9 +144,9 @@ __device__ __forceinline__ void get(T* dest, const T* source, size_t nelems, int
 }
 // Non-blocking forms: complete by the next quiet(), fence() or barrier. Below GSHMEM_CE_MIN_SIZE
 // bytes per call (4 x that from a grid of more than GSHMEM_CE_MAX_BLOCKS blocks), with a local
-// buffer that is not global memory, or when the copy engines are off, the calling threads copy before they return,
-// as the blocking forms do; otherwise one thread of the group hands the whole copy to the copy
-// engines (ce.cuh) and the group returns at once.
+// buffer that is not global memory, or when the copy engines are off, the calling threads copy
+// before they return, as the blocking forms do; otherwise one thread of the group hands the whole
+// copy to the copy engines (ce.cuh) and the group returns at once.
 namespace detail_rma {
 // The copy of putmem_nbi and getmem_nbi: the group's threads copy, or, when `ce`, one thread hands
 // the copy to the copy engines. One path for both: the SM copy gets no bytes when the copy engines
