@@ -2,8 +2,6 @@
 // other, build the heap in GPU memory, load the internal kernels and publish the device state.
 #include "core/gpu_resources.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,6 +15,7 @@
 #include "core/module_registry.h"
 #include "core/runtime.h"
 #include "gshmem/compat/nvshmem_types.h"
+#include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -89,29 +88,19 @@ class CudaGpuResources final : public GpuResources {
     }
     GSHMEM_CU_CHECK(cuLaunchKernel, barrier_fn_, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
     if (stream) return GSHMEM_SUCCESS;
-    // Wait for the kernel; if it takes long, say which PEs have not arrived. Poll without sleeping
-    // first, then yield the CPU (PEs may outnumber cores), then sleep: the kernel of a barrier that
-    // every PE has reached ends within microseconds, and a sleep, however short, lasts ~50 us or more
-    // (Linux's timer slack), which the barrier would add to every call. Measured on 2 x H200, a
-    // host nvshmem_barrier_all took 16.5 us this way against 63.5 with short sleeps from the start
-    // (NVSHMEM 3.4.5: 27-48 us).
+    // Wait for the kernel (which ends within microseconds once every PE has arrived); if it takes
+    // long, say which PEs have not arrived.
     auto start = Clock::now();
     double next_warn = wait_warn_;
-    int sleep_us = 1;
-    for (unsigned polls = 0;; ++polls) {
+    HostBackoff backoff;
+    while (true) {
       CUresult rc = cu().cuStreamQuery(internal_stream_);
       if (rc == CUDA_SUCCESS) return GSHMEM_SUCCESS;
       if (rc != CUDA_ERROR_NOT_READY) {
         GSHMEM_ERROR("nvshmem_barrier_all: %s", cuda_error("the barrier kernel", rc).c_str());
         return GSHMEM_ERROR_CUDA;
       }
-      if (polls < 200) continue;
-      if (polls < 2000) {
-        sched_yield();
-        continue;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
-      sleep_us = sleep_us < 100 ? sleep_us * 2 : 100;
+      if (!backoff.pause()) continue;
       double waited = std::chrono::duration<double>(Clock::now() - start).count();
       if (wait_warn_ > 0 && waited >= next_warn) {
         next_warn += wait_warn_;

@@ -4,15 +4,14 @@
 // Every entry point checks its arguments first (state, PE, heap range, alignment, operator) and
 // ends the job with a message that names the call and the value when one is wrong: NVSHMEM's void
 // functions have no way to report an error, and going on would corrupt memory or hang.
-#include <sched.h>
 
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <thread>
 
 #include "core/runtime.h"
 #include "gshmem/compat/nvshmem_types.h"
+#include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -277,7 +276,8 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
   const double warn_after = config_.wait_warn;
   double next_warn = warn_after;
   const auto began = Clock::now();
-  for (unsigned polls = 0;; ++polls) {
+  HostBackoff backoff;
+  while (true) {
     if (!ok(transport_->read_words(snapshot.data(), c.ivars, c.n * static_cast<size_t>(bytes), bytes))) {
       log::fatal("%s: reading the wait variables failed", api);
     }
@@ -285,14 +285,7 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
     const bool done = c.what == WaitFor::kAny ? r != SIZE_MAX : r != 0;
     if (done && c.observed) *c.observed = element(snapshot.data(), 0, bytes);
     if (done || !c.block) return r;
-    // Spin briefly, then yield the CPU (PEs may outnumber cores), then sleep.
-    if (polls < 200) continue;
-    if (polls < 2000) {
-      sched_yield();
-      continue;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-    if (warn_after > 0 && (polls & 255) == 0) {
+    if (backoff.pause() && warn_after > 0 && (backoff.polls() & 255) == 0) {
       double waited = std::chrono::duration<double>(Clock::now() - began).count();
       if (waited >= next_warn) {
         GSHMEM_WARN(kColl, "%s: PE %d has waited %.0f s: %s (GSHMEM_WAIT_WARN)", api, my_pe(), waited,

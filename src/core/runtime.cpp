@@ -1,6 +1,5 @@
 #include "core/runtime.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,13 +9,13 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <thread>
 
 #include "bootstrap/uniqueid.h"
 #include "core/gpu_resources.h"
 #include "core/module_registry.h"
 #include "gshmem/compat/nvshmem_types.h"
 #include "gshmem/version.h"
+#include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -436,17 +435,11 @@ Status Runtime::host_barrier() {
     if (pe == me) continue;
     uint64_t* flag = barrier_flags_ + pe;
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) continue;
-    // Spin briefly, then yield the CPU (PEs may outnumber cores), then sleep.
     auto start = Clock::now();
     double next_warn = warn_after;
-    for (int spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq; ++spins) {
-      if (spins < 200) continue;
-      if (spins < 2000) {
-        sched_yield();
-        continue;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-      if (warn_after > 0 && (spins & 1023) == 0) {
+    HostBackoff backoff;
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq) {
+      if (backoff.pause() && warn_after > 0 && (backoff.polls() & 1023) == 0) {
         double waited = std::chrono::duration<double>(Clock::now() - start).count();
         if (waited >= next_warn) {
           GSHMEM_WARN(kColl,
