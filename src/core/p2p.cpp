@@ -11,6 +11,7 @@
 
 #include "core/runtime.h"
 #include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/detail/compare.h"
 #include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
@@ -41,27 +42,9 @@ uint64_t as_unsigned(uint64_t bits, WaitKind kind) {
   }
 }
 
-template <class V>
-bool holds(V a, int cmp, V b) {
-  switch (cmp) {
-    case NVSHMEM_CMP_EQ:
-      return a == b;
-    case NVSHMEM_CMP_NE:
-      return a != b;
-    case NVSHMEM_CMP_GT:
-      return a > b;
-    case NVSHMEM_CMP_LE:
-      return a <= b;
-    case NVSHMEM_CMP_LT:
-      return a < b;
-    default:
-      return a >= b;
-  }
-}
-
 bool holds(uint64_t a, int cmp, uint64_t b, WaitKind kind) {
-  return wait_kind_signed(kind) ? holds(as_signed(a, kind), cmp, as_signed(b, kind))
-                                : holds(as_unsigned(a, kind), cmp, as_unsigned(b, kind));
+  return wait_kind_signed(kind) ? detail::compare_holds(as_signed(a, kind), cmp, as_signed(b, kind))
+                                : detail::compare_holds(as_unsigned(a, kind), cmp, as_unsigned(b, kind));
 }
 
 const char* cmp_text(int cmp) {

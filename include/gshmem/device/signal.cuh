@@ -24,6 +24,7 @@
 #include <cstdio>
 
 #include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/detail/compare.h"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/rma.cuh"
 #include "gshmem/device/scope.cuh"
@@ -66,7 +67,7 @@ __device__ __forceinline__ uint64_t signal_wait_until(const uint64_t* sig_addr, 
   detail_wait::check_comparison(cmp);
   gshmem::detail::Backoff backoff;
   uint64_t v;
-  while (!detail_wait::holds(v = gshmem::detail::load_acquire_sys(sig_addr), cmp, value)) backoff.pause();
+  while (!gshmem::detail::compare_holds(v = gshmem::detail::load_acquire_sys(sig_addr), cmp, value)) backoff.pause();
   return v;
 }
 

@@ -28,6 +28,7 @@
 #include <cstdio>
 
 #include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/detail/compare.h"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/state.cuh"
 
@@ -47,24 +48,6 @@ __device__ __forceinline__ void check_comparison(int cmp) {
   if (static_cast<unsigned>(cmp) > static_cast<unsigned>(NVSHMEM_CMP_GE)) bad_comparison(cmp);
 }
 
-template <class T>
-__device__ __forceinline__ bool holds(T a, int cmp, T b) {
-  switch (cmp) {
-    case NVSHMEM_CMP_EQ:
-      return a == b;
-    case NVSHMEM_CMP_NE:
-      return a != b;
-    case NVSHMEM_CMP_GT:
-      return a > b;
-    case NVSHMEM_CMP_LE:
-      return a <= b;
-    case NVSHMEM_CMP_LT:
-      return a < b;
-    default:  // NVSHMEM_CMP_GE; checked before
-      return a >= b;
-  }
-}
-
 __device__ __forceinline__ bool excluded(const int* status, size_t i) { return status && status[i] != 0; }
 
 // Values to compare with: one for all elements, or one per element.
@@ -81,7 +64,7 @@ struct Each {
 
 template <class T, class Values>
 __device__ __forceinline__ bool element_holds(const T* ivars, size_t i, int cmp, const Values& values) {
-  return holds(gshmem::detail::load_acquire_sys(ivars + i), cmp, values[i]);
+  return gshmem::detail::compare_holds(gshmem::detail::load_acquire_sys(ivars + i), cmp, values[i]);
 }
 
 // Where the next _any call starts its scan.
@@ -187,12 +170,12 @@ template <class T>
 __device__ __forceinline__ void wait_until(const T* ivar, int cmp, T value) {
   detail_wait::check_comparison(cmp);
   gshmem::detail::Backoff backoff;
-  while (!detail_wait::holds(gshmem::detail::load_acquire_sys(ivar), cmp, value)) backoff.pause();
+  while (!gshmem::detail::compare_holds(gshmem::detail::load_acquire_sys(ivar), cmp, value)) backoff.pause();
 }
 template <class T>
 __device__ __forceinline__ int test(const T* ivar, int cmp, T value) {
   detail_wait::check_comparison(cmp);
-  return detail_wait::holds(gshmem::detail::load_acquire_sys(ivar), cmp, value) ? 1 : 0;
+  return gshmem::detail::compare_holds(gshmem::detail::load_acquire_sys(ivar), cmp, value) ? 1 : 0;
 }
 
 template <class T>
