@@ -306,6 +306,15 @@ def untyped_entries():
             out.append(entry("void", f"nvshmemx_{name}_on_stream", f"{params}, {STREAM}", "host",
                              f"gshmem::compat::put_signal(dest, source, {nbytes}, {SIGNAL_ARGS}, {C}kStream, "
                              f"__func__, cstrm)"))
+            if bits == 16:
+                # NVSHMEM's header lists the scoped sized put-signal sizes as 8, 6, 32, 64, 128, so
+                # its programs can call put6_signal{,_nbi}_{warp,block}, which move nelems * 0 bytes
+                # and then update the signal. The same names, with the same effect, for source
+                # compatibility (put16 keeps its right meaning beside them).
+                quirk = f"putmem{op[3:]}<{{s}}>(dest, source, nelems * 0, {SIGNAL_ARGS})"
+                for scope, scope_enum in SCOPES:
+                    out.append(entry("void", f"nvshmemx_put6{op[3:]}_{scope}", params, "device", None,
+                                     "gshmem::dev::" + quirk.format(s=scope_enum)))
     return out
 
 

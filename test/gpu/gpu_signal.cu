@@ -13,8 +13,10 @@
 //  - fence: a warp puts data, fences, then puts a flag with another put to the same PE; the
 //    receiver that sees the flag must see the data. quiet: each thread puts data, quiets, then
 //    stores a flag with nvshmem_uint64_p.
+//  - NVSHMEM's put6_signal names: the signal arrives, the destination is untouched.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../gen/type_lists.h"
 #include "gpu_test.cuh"
@@ -402,6 +404,24 @@ void check_ping(const gputest::Failure& fl, const char* what) {
            ping_check_names[fl.check], fl.index, fl.actual, fl.expected);
 }
 
+// ---- NVSHMEM's put6_signal names --------------------------------------------------------------------
+
+// NVSHMEM's header declares nvshmemx_put6_signal{,_nbi}_{warp,block} (for put16): they move
+// nelems * 0 bytes and update the signal. One block of 64 threads; variant 0..3 = warp, nbi_warp,
+// block, nbi_block (warp 0 calls the warp forms); SET for the plain forms, ADD for the _nbi ones.
+__global__ void put6_signal(void* dst, const void* src, size_t nelems, uint64_t* sig, int variant, int peer) {
+  const uint64_t value = static_cast<uint64_t>(variant) + 1;
+  const int op = variant % 2 == 0 ? NVSHMEM_SIGNAL_SET : NVSHMEM_SIGNAL_ADD;
+  if (variant == 0 && threadIdx.x < 32) nvshmemx_put6_signal_warp(dst, src, nelems, sig, value, op, peer);
+  if (variant == 1 && threadIdx.x < 32) nvshmemx_put6_signal_nbi_warp(dst, src, nelems, sig, value, op, peer);
+  if (variant == 2) nvshmemx_put6_signal_block(dst, src, nelems, sig, value, op, peer);
+  if (variant == 3) nvshmemx_put6_signal_nbi_block(dst, src, nelems, sig, value, op, peer);
+  if (threadIdx.x == 0) {
+    nvshmem_quiet();
+    nvshmem_signal_wait_until(sig, NVSHMEM_CMP_EQ, value);  // the peer's signal; its data came before it
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -507,6 +527,31 @@ int main() {
         gputest::sync_and_barrier();
       }
       if (me == 0) std::printf("gpu_signal: signal_op SET/ADD, signal_fetch, signal_wait_until, local and remote\n");
+    }
+    // put6_signal: the signal and no data.
+    {
+      const char* names[] = {"nvshmemx_put6_signal_warp", "nvshmemx_put6_signal_nbi_warp", "nvshmemx_put6_signal_block",
+                             "nvshmemx_put6_signal_nbi_block"};
+      const size_t nelems = 512, span = 4 * nelems;  // put16 would move 2 * nelems bytes
+      std::vector<unsigned char> got(span);
+      for (int variant = 0; variant < 4; ++variant) {
+        CUDA_CHECK(cudaMemset(b.recv, 0xab, span));
+        CUDA_CHECK(cudaMemset(b.stage, 0xcd, span));
+        CUDA_CHECK(cudaMemset(sig, 0, sizeof(uint64_t)));
+        gputest::sync_and_barrier();
+        put6_signal<<<1, 64>>>(b.recv, b.stage, nelems, sig, variant, 1 - me);
+        CUDA_CHECK(cudaGetLastError());
+        gputest::sync_or_die(0, 30, [&] { return std::string(names[variant]) + ": waiting for the peer's signal"; });
+        gputest::sync_and_barrier();
+        CUDA_CHECK(cudaMemcpy(got.data(), b.recv, span, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < span; ++i) {
+          MP_CHECK(got[i] == 0xab,
+                   "%s(nelems = %zu) changed byte %zu of the destination to 0x%02x (NVSHMEM moves "
+                   "nelems * 0 bytes)",
+                   names[variant], nelems, i, got[i]);
+        }
+      }
+      if (me == 0) std::printf("gpu_signal: put6_signal (warp, block, _nbi): the signal, no data\n");
     }
     gputest::sync_and_barrier();
   }

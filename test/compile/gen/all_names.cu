@@ -853,9 +853,13 @@ __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmem_put16_signal(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put16_signal_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put16_signal_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_put6_signal_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_put6_signal_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_put16_signal_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put16_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put16_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_put6_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_put6_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_put32(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put32_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put32_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -902,12 +906,12 @@ __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmemx_put64_signal_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_put64_signal_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmemx_put64_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_put128(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put128_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmemx_put128_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_get128(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get128_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -968,12 +972,12 @@ __global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmem_ulonglong_atomic_fetch_inc(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int32_atomic_fetch_inc(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int64_atomic_fetch_inc(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_uint32_atomic_fetch_inc(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint64_atomic_fetch_inc(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_size_atomic_fetch_inc(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_ptrdiff_atomic_fetch_inc(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_int_atomic_add(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_long_atomic_add(static_cast<long *>(gshmemt_ptr), gshmemt_zero<long>(), gshmemt_zero<int>());
   nvshmem_longlong_atomic_add(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<long long>(), gshmemt_zero<int>());
@@ -1034,12 +1038,12 @@ __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_uint_atomic_swap(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>());
   nvshmem_ulong_atomic_swap(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>());
   nvshmem_ulonglong_atomic_swap(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_int32_atomic_swap(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int32_t>(), gshmemt_zero<int>());
   nvshmem_int64_atomic_swap(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
   nvshmem_uint32_atomic_swap(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
   nvshmem_uint64_atomic_swap(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_size_atomic_swap(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ptrdiff_atomic_swap(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<int>());
   nvshmem_int_atomic_compare_swap(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -1100,12 +1104,12 @@ __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_short_wait_until_all(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_any(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_some(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
+}
+__global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_short_wait_until_all_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
   nvshmem_short_wait_until_any_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
   nvshmem_short_wait_until_some_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
   nvshmem_short_test(static_cast<short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
-}
-__global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_short_test_all(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_test_any(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_test_some(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
@@ -1166,12 +1170,12 @@ __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_ushort_test_any(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_test_some(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_test_all_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
+}
+__global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_ushort_test_any_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_test_some_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_uint_wait_until(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned int>());
   nvshmem_uint_wait_until_all(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned int>());
-}
-__global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_uint_wait_until_any(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned int>());
   nvshmem_uint_wait_until_some(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned int>());
   nvshmem_uint_wait_until_all_vector(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned int *>(gshmemt_ptr));
@@ -1232,12 +1236,12 @@ __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_int64_wait_until_some(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_wait_until_all_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_wait_until_any_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
+}
+__global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_int64_wait_until_some_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_test(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_test_all(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_test_any(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
-}
-__global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_int64_test_some(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_test_all_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_test_any_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
