@@ -81,6 +81,48 @@ int main(int argc, char** argv) {
   } else if (c == "bad_sig_op") {  // fatal on PE 0: not a signal operation
     if (me == 0) nvshmemx_signal_op(reinterpret_cast<uint64_t*>(buf), 1, 3, 1 % npes);
     nvshmem_barrier_all();
+  } else if (c == "put_signal_non_heap") {  // fatal on PE 0: the signal on the stack
+    uint64_t stack_sig = 0;
+    if (me == 0) nvshmem_putmem_signal(buf, local, 8, &stack_sig, 1, NVSHMEM_SIGNAL_SET, 1 % npes);
+    nvshmem_barrier_all();
+  } else if (c == "put_signal_nbi_non_heap") {  // fatal on PE 0: the signal on the stack
+    uint64_t stack_sig = 0;
+    if (me == 0) {
+      nvshmem_uint64_put_signal_nbi(reinterpret_cast<uint64_t*>(buf), reinterpret_cast<uint64_t*>(local), 1, &stack_sig,
+                                    1, NVSHMEM_SIGNAL_ADD, 1 % npes);
+    }
+    nvshmem_barrier_all();
+  } else if (c == "put_signal_misaligned") {  // fatal on PE 0: the signal 4 bytes into a word
+    if (me == 0) {
+      nvshmem_putmem_signal(buf + 64, local, 8, reinterpret_cast<uint64_t*>(buf + 4), 1, NVSHMEM_SIGNAL_SET, 1 % npes);
+    }
+    nvshmem_barrier_all();
+  } else if (c == "put_signal_nbi_misaligned") {  // fatal on PE 0: the signal at an odd address
+    if (me == 0) {
+      nvshmem_put64_signal_nbi(buf + 64, local, 1, reinterpret_cast<uint64_t*>(buf + 9), 1, NVSHMEM_SIGNAL_ADD,
+                               1 % npes);
+    }
+    nvshmem_barrier_all();
+  } else if (c == "put_signal_bad_op") {  // fatal on PE 0: 11 is not a signal operation
+    if (me == 0) nvshmem_putmem_signal(buf + 64, local, 8, reinterpret_cast<uint64_t*>(buf), 1, 11, 1 % npes);
+    nvshmem_barrier_all();
+  } else if (c == "put_signal_nbi_bad_op") {  // fatal on PE 0: 0 is not a signal operation
+    if (me == 0) {
+      nvshmem_uint64_put_signal_nbi(reinterpret_cast<uint64_t*>(buf + 64), reinterpret_cast<uint64_t*>(local), 1,
+                                    reinterpret_cast<uint64_t*>(buf), 1, 0, 1 % npes);
+    }
+    nvshmem_barrier_all();
+  } else if (c == "signal_fetch_non_heap") {  // fatal on PE 0: the signal on the stack
+    uint64_t stack_sig = 0;
+    if (me == 0) (void)nvshmem_signal_fetch(&stack_sig);
+    nvshmem_barrier_all();
+  } else if (c == "signal_wait_non_heap") {  // fatal on PE 0: the signal on the stack
+    uint64_t stack_sig = 0;
+    if (me == 0) (void)nvshmem_signal_wait_until(&stack_sig, NVSHMEM_CMP_EQ, 0);
+    nvshmem_barrier_all();
+  } else if (c == "signal_wait_bad_cmp") {  // fatal on PE 0: not a comparison constant
+    if (me == 0) (void)nvshmem_signal_wait_until(reinterpret_cast<uint64_t*>(buf), 42, 0);
+    nvshmem_barrier_all();
   } else if (c == "atomic_invalid_pe") {  // fatal on PE 0
     if (me == 0) nvshmem_int_atomic_add(reinterpret_cast<int*>(buf), 1, npes + 3);
     nvshmem_barrier_all();

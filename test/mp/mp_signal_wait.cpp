@@ -2,11 +2,16 @@
 //  - put_signal and put_signal_nbi of every RMA type, size and mem form, with NVSHMEM_SIGNAL_SET and
 //    _ADD: the receiver waits for the signal and then finds the data complete;
 //  - signal_op, signal_fetch, signal_wait_until;
+//  - nvshmem_fence between a put of data (blocking or _nbi) and a put of a flag: the receiver waits
+//    for the flag and then finds the data of this round, word for word;
 //  - every wait and test call of every WAIT type, for every comparison, with status masks and the
 //    _vector forms. Waits block until the previous PE writes; tests are checked before and after.
+//    The grouped forms are checked with every comparison on elements of which some satisfy it and
+//    some do not, down to which indices they report.
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "gen/type_lists.h"
@@ -138,6 +143,66 @@ void check_signals() {
   nvshmem_free(b.data);
 }
 
+// ---- fence ----------------------------------------------------------------------------------
+
+// Word i of the data PE `pe` sends in round `round`: different in every round, so a stale word shows.
+uint64_t fence_word(int pe, uint64_t round, size_t i) {
+  return (static_cast<uint64_t>(pe) << 48) | (round << 32) | static_cast<uint64_t>(i);
+}
+
+// Each PE puts a block to the next PE, fences, then puts a flag with the round number; the next PE
+// waits for the flag and must then find every word of this round's block. The data goes by putmem,
+// putmem_nbi, uint64_put_nbi or uint64_put, the flag by uint64_p or uint64_put: each pair once.
+void check_fence() {
+  constexpr size_t kWords = 32768;  // 256 KiB
+  constexpr uint64_t kRounds = 8;
+  uint64_t* data = static_cast<uint64_t*>(nvshmem_malloc(kWords * sizeof(uint64_t)));
+  uint64_t* flag = static_cast<uint64_t*>(nvshmem_calloc(1, sizeof(uint64_t)));
+  MP_CHECK(data && flag, "nvshmem_malloc failed");
+  const char* data_forms[] = {"putmem", "putmem_nbi", "uint64_put_nbi", "uint64_put"};
+  const char* flag_forms[] = {"uint64_p", "uint64_put"};
+  std::vector<uint64_t> src(kWords), got(kWords);
+  nvshmem_barrier_all();
+  for (uint64_t round = 1; round <= kRounds; ++round) {
+    const int data_form = static_cast<int>(round % 4), flag_form = static_cast<int>(round / 4 % 2);
+    for (size_t i = 0; i < kWords; ++i) src[i] = fence_word(me(), round, i);
+    switch (data_form) {
+      case 0:
+        nvshmem_putmem(data, src.data(), kWords * sizeof(uint64_t), next_pe());
+        break;
+      case 1:
+        nvshmem_putmem_nbi(data, src.data(), kWords * sizeof(uint64_t), next_pe());
+        break;
+      case 2:
+        nvshmem_uint64_put_nbi(data, src.data(), kWords, next_pe());
+        break;
+      default:
+        nvshmem_uint64_put(data, src.data(), kWords, next_pe());
+    }
+    nvshmem_fence();
+    if (flag_form == 0) {
+      nvshmem_uint64_p(flag, round, next_pe());
+    } else {
+      nvshmem_uint64_put(flag, &round, 1, next_pe());
+    }
+    nvshmem_uint64_wait_until(flag, NVSHMEM_CMP_EQ, round);
+    nvshmem_getmem(got.data(), data, kWords * sizeof(uint64_t), me());
+    for (size_t i = 0; i < kWords; ++i) {
+      MP_CHECK(got[i] == fence_word(prev_pe(), round, i),
+               "round %llu (%s, fence, %s): the flag arrived, but data word %zu from PE %d is 0x%llx, not 0x%llx",
+               static_cast<unsigned long long>(round), data_forms[data_form], flag_forms[flag_form], i, prev_pe(),
+               static_cast<unsigned long long>(got[i]),
+               static_cast<unsigned long long>(fence_word(prev_pe(), round, i)));
+    }
+    nvshmem_barrier_all();  // checked before the next round overwrites it; the _nbi source is free again
+  }
+  if (me() == 0) {
+    std::printf("mp_signal_wait: nvshmem_fence checked in %llu rounds\n", static_cast<unsigned long long>(kRounds));
+  }
+  nvshmem_free(flag);
+  nvshmem_free(data);
+}
+
 // ---- waits and tests ------------------------------------------------------------------------
 
 template <class T>
@@ -169,6 +234,181 @@ template <class T>
 void reset(T* ivars, size_t n, T v) {
   std::vector<T> h(n, v);
   nvshmem_putmem(ivars, h.data(), n * sizeof(T), me());
+}
+
+// ---- the grouped forms with every comparison ----
+
+constexpr size_t kN = 6;
+constexpr unsigned kAll = (1u << kN) - 1;
+constexpr unsigned kEligible = kAll & ~(1u << 4);  // the status array excludes element 4
+
+// The elements {3, 5, 7, 5, 9, ~0} compared with 5 and with the values {3, 6, 7, 4, 9, 0}: each
+// comparison holds for another set of elements (a bit mask of the indices), and the last element
+// is -1 for a signed type and the largest value for an unsigned one. Then a blocking round:
+// `before` fails the comparison with `value`, `after` satisfies it.
+struct CmpCase {
+  int cmp;
+  const char* name;
+  unsigned scalar[2];  // [signed, unsigned]
+  unsigned vector[2];
+  int before, after, value;
+};
+constexpr CmpCase kCmpCases[] = {
+    {NVSHMEM_CMP_EQ, "EQ", {0x0A, 0x0A}, {0x15, 0x15}, 0, 5, 5},
+    {NVSHMEM_CMP_NE, "NE", {0x35, 0x35}, {0x2A, 0x2A}, 0, 5, 0},
+    {NVSHMEM_CMP_GT, "GT", {0x14, 0x34}, {0x08, 0x28}, 0, 5, 4},
+    {NVSHMEM_CMP_GE, "GE", {0x1E, 0x3E}, {0x1D, 0x3D}, 0, 5, 5},
+    {NVSHMEM_CMP_LT, "LT", {0x21, 0x01}, {0x22, 0x02}, 10, 5, 6},
+    {NVSHMEM_CMP_LE, "LE", {0x2B, 0x0B}, {0x37, 0x17}, 10, 5, 5},
+};
+
+// A status array (0: take part) that leaves exactly the elements of `mask` in.
+void status_for(unsigned mask, int* status) {
+  for (size_t i = 0; i < kN; ++i) status[i] = (mask >> i & 1u) ? 0 : 1;
+}
+
+// The indices that test_some/wait_until_some returned, as a mask; ~0 (no expected mask) when one
+// is out of range or repeated.
+unsigned mask_of(const size_t* found, size_t k) {
+  if (k > kN) return ~0u;
+  unsigned m = 0;
+  for (size_t j = 0; j < k; ++j) {
+    if (found[j] >= kN || (m >> found[j] & 1u)) return ~0u;
+    m |= 1u << found[j];
+  }
+  return m;
+}
+
+unsigned lowest_bit(unsigned m) { return m & (0u - m); }
+
+// One comparison through the scalar forms (`values` null) or the _vector forms.
+template <class T>
+struct Grouped {
+  const WaitOps<T>& op;
+  T* iv;
+  int cmp;
+  T value;
+  T* values;
+  int test_all(const int* st) const {
+    return values ? op.test_all_vector(iv, kN, st, cmp, values) : op.test_all(iv, kN, st, cmp, value);
+  }
+  size_t test_any(const int* st) const {
+    return values ? op.test_any_vector(iv, kN, st, cmp, values) : op.test_any(iv, kN, st, cmp, value);
+  }
+  size_t test_some(size_t* found, const int* st) const {
+    return values ? op.test_some_vector(iv, kN, found, st, cmp, values) : op.test_some(iv, kN, found, st, cmp, value);
+  }
+  void wait_until_all(const int* st) const {
+    values ? op.wait_until_all_vector(iv, kN, st, cmp, values) : op.wait_until_all(iv, kN, st, cmp, value);
+  }
+  size_t wait_until_any(const int* st) const {
+    return values ? op.wait_until_any_vector(iv, kN, st, cmp, values) : op.wait_until_any(iv, kN, st, cmp, value);
+  }
+  size_t wait_until_some(size_t* found, const int* st) const {
+    return values ? op.wait_until_some_vector(iv, kN, found, st, cmp, values)
+                  : op.wait_until_some(iv, kN, found, st, cmp, value);
+  }
+};
+
+// Checks one comparison whose true set is `holds` (over all kN elements) on elements that no other
+// PE writes. The tests come before the waits, so a wrong comparison fails a check instead of hanging.
+template <class T>
+void check_grouped(const char* type, const char* what, const Grouped<T>& g, unsigned holds) {
+  int st[kN];
+  size_t found[kN] = {};
+  const unsigned want = holds & kEligible, fails = kAll & ~holds;
+  MP_CHECK(want != 0 && fails != 0, "%s %s: the case must have elements that satisfy it and elements that do not", type,
+           what);
+  status_for(kEligible, st);
+  // _some: exactly the elements that satisfy it, with and without the status array.
+  size_t k = g.test_some(found, nullptr);
+  MP_CHECK(mask_of(found, k) == holds, "%s %s: test_some found the elements 0x%x, not 0x%x", type, what,
+           mask_of(found, k), holds);
+  k = g.test_some(found, st);
+  MP_CHECK(mask_of(found, k) == want, "%s %s: test_some with status found the elements 0x%x, not 0x%x", type, what,
+           mask_of(found, k), want);
+  // _any: one element that satisfies it; none when the status leaves only those that do not; the
+  // only one when the status leaves one that does.
+  for (size_t r = 0; r < kN; ++r) {  // whatever index the scan starts from
+    size_t i = g.test_any(st);
+    MP_CHECK(i < kN && (want >> i & 1u), "%s %s: test_any returned %zu, not one of the elements 0x%x", type, what, i,
+             want);
+  }
+  status_for(fails, st);
+  size_t i = g.test_any(st);
+  MP_CHECK(i == SIZE_MAX, "%s %s: test_any returned %zu where no element of 0x%x satisfies it", type, what, i, fails);
+  const unsigned one = lowest_bit(want);
+  status_for(fails | one, st);
+  i = g.test_any(st);
+  MP_CHECK(i < kN && (1u << i) == one, "%s %s: test_any returned %zu where only element %d satisfies it", type, what, i,
+           __builtin_ctz(one));
+  // _all: false while an element that fails is in, true when the status leaves only those that hold.
+  status_for(kEligible, st);
+  int all = g.test_all(st);
+  MP_CHECK(all == (want == kEligible ? 1 : 0), "%s %s: test_all is %d for the elements 0x%x", type, what, all, want);
+  status_for(holds | lowest_bit(fails), st);
+  all = g.test_all(st);
+  MP_CHECK(all == 0, "%s %s: test_all is true although element %d, which fails it, takes part", type, what,
+           __builtin_ctz(lowest_bit(fails)));
+  status_for(holds, st);
+  all = g.test_all(st);
+  MP_CHECK(all == 1, "%s %s: test_all is false on the elements 0x%x that satisfy it", type, what, holds);
+  // The waits, now known to be satisfied, return at once with the same answers.
+  g.wait_until_all(st);
+  status_for(kEligible, st);
+  i = g.wait_until_any(st);
+  MP_CHECK(i < kN && (want >> i & 1u), "%s %s: wait_until_any returned %zu, not one of the elements 0x%x", type, what,
+           i, want);
+  k = g.wait_until_some(found, st);
+  MP_CHECK(mask_of(found, k) == want, "%s %s: wait_until_some found the elements 0x%x, not 0x%x", type, what,
+           mask_of(found, k), want);
+}
+
+template <class T>
+void check_grouped_cmps(const char* type, const WaitOps<T>& op) {
+  T* iv = static_cast<T*>(nvshmem_calloc(2 * kN, sizeof(T)));
+  MP_CHECK(iv, "nvshmem_calloc failed");
+  T* local = iv + kN;  // written by this PE only
+  const T elems[kN] = {T(3), T(5), T(7), T(5), T(9), T(~T(0))};
+  T vec[kN] = {T(3), T(6), T(7), T(4), T(9), T(0)};
+  nvshmem_putmem(local, elems, sizeof elems, me());
+  const int sign = std::is_signed<T>::value ? 0 : 1;
+  char what[64];
+  for (const CmpCase& c : kCmpCases) {
+    std::snprintf(what, sizeof what, "%s against 5", c.name);
+    check_grouped(type, what, Grouped<T>{op, local, c.cmp, T(5), nullptr}, c.scalar[sign]);
+    std::snprintf(what, sizeof what, "%s _vector", c.name);
+    check_grouped(type, what, Grouped<T>{op, local, c.cmp, T(0), vec}, c.vector[sign]);
+
+    // Blocking: element 2 arrives first, and wait_until_any must wait for it and return it; then the
+    // rest arrive, and wait_until_all_vector must wait for all of them.
+    T each[kN];
+    for (T& v : each) v = T(c.value);
+    const Grouped<T> scalar{op, iv, c.cmp, T(c.value), nullptr}, vector{op, iv, c.cmp, T(0), each};
+    reset(iv, kN, T(c.before));
+    nvshmem_barrier_all();
+    send(iv, 2, T(c.after));
+    size_t idx = scalar.wait_until_any(nullptr);
+    MP_CHECK(idx == 2, "%s %s: wait_until_any returned %zu, not 2, the only element written", type, c.name, idx);
+    size_t found[kN] = {};
+    size_t k = vector.wait_until_some(found, nullptr);
+    MP_CHECK(k == 1 && found[0] == 2, "%s %s: wait_until_some_vector found %zu elements (first %zu), not element 2",
+             type, c.name, k, found[0]);
+    MP_CHECK(scalar.test_all(nullptr) == 0, "%s %s: test_all is true with one element of %zu written", type, c.name,
+             kN);
+    nvshmem_barrier_all();  // every PE has seen element 2 alone
+    const size_t rest[] = {5, 0, 4, 1, 3};
+    for (size_t e : rest) send(iv, e, T(c.after));
+    vector.wait_until_all(nullptr);
+    for (size_t e = 0; e < kN; ++e) {
+      MP_CHECK(read_local(iv + e) == T(c.after), "%s %s: wait_until_all_vector returned before element %zu arrived",
+               type, c.name, e);
+    }
+    MP_CHECK(scalar.test_all(nullptr) == 1, "%s %s: test_all is false with every element written", type, c.name);
+    scalar.wait_until_all(nullptr);
+  }
+  nvshmem_barrier_all();
+  nvshmem_free(iv);
 }
 
 template <class T>
@@ -273,6 +513,7 @@ void check_wait(const char* type, const WaitOps<T>& op) {
            "%s wait_until_some with every element excluded", type);
   nvshmem_barrier_all();
   nvshmem_free(iv);
+  check_grouped_cmps(type, op);
 }
 
 }  // namespace
@@ -280,6 +521,7 @@ void check_wait(const char* type, const WaitOps<T>& op) {
 int main() {
   nvshmem_init();
   check_signals();
+  check_fence();
   int types = 0;
 #define GSHMEMT_WAIT(NAME, T)                                                                                          \
   check_wait<T>(                                                                                                       \
