@@ -13,7 +13,8 @@
 //  - sync_all_on_stream: a PE that arrives late still has its stores seen after the sync;
 //  - quiet_on_stream: put_nbi_on_stream, quiet_on_stream, then a flag from a kernel;
 //  - CUDA graphs: sequences of these calls captured with cudaStreamBeginCapture and replayed
-//    several times, with the results checked after each replay.
+//    several times, with the results checked after each replay (graph C: the signal and scalar
+//    waits, putmem_signal, put_signal_nbi, a blocking typed put, get, get_nbi and iget).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -228,6 +229,31 @@ __global__ void verify_round(const char* p, size_t n, const unsigned long long* 
   }
 }
 
+// Graph C: the PE whose turn it is in this round (its parity) pauses, so that the other PE's waits
+// must hold its stream.
+__global__ void delay_if_late(const unsigned long long* round, int me, unsigned long long ns) {
+  if (static_cast<int>(*round % 2) != me) return;
+  const unsigned long long end = now_ns() + ns;
+  while (now_ns() < end) __nanosleep(1000);
+}
+// Checks m floats got with iget (destination stride 1, source stride `sst`) from PE `pe`'s round.
+__global__ void verify_iget_round(const char* p, size_t m, size_t sst, const unsigned long long* round, uint64_t base,
+                                  int pe, int check, Failure* f) {
+  const uint64_t seed = round_seed(base, pe, *round);
+  for (size_t j = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; j < m * sizeof(float);
+       j += gridDim.x * blockDim.x) {
+    const size_t k = j / sizeof(float), rel = j % sizeof(float);
+    const unsigned char want = pattern(seed, k * sst * sizeof(float) + rel), got = static_cast<unsigned char>(p[j]);
+    if (got != want) gputest::fail(f, check, static_cast<long long>(j), static_cast<long long>(*round), want, got);
+  }
+}
+// Graph C: the words that were waited on go back to 0 (the waits' values are fixed at capture).
+__global__ void clear_waited(uint64_t* sig, uint64_t* flag, int* ivars, int n) {
+  *sig = 0;
+  *flag = 0;
+  for (int i = 0; i < n; ++i) ivars[i] = 0;
+}
+
 // ---- host ------------------------------------------------------------------------------------------
 
 constexpr size_t kRegion = 1u << 20;  // each region of the buffers
@@ -248,14 +274,34 @@ struct Ctx {
 };
 
 // Failure checks (kernels), named for the messages.
-enum Check { kGet, kGetNbi, kIget, kPutSignalData, kQuietData, kGraphData, kGraphBData, kChecks };
+enum Check {
+  kGet,
+  kGetNbi,
+  kIget,
+  kPutSignalData,
+  kQuietData,
+  kGraphData,
+  kGraphBData,
+  kGraphCSignalData,
+  kGraphCPutData,
+  kGraphCGet,
+  kGraphCGetNbi,
+  kGraphCIget,
+  kChecks
+};
 const char* const check_names[] = {"get_on_stream data (checked by the next kernel on the stream)",
                                    "get_nbi_on_stream data (checked after quiet_on_stream)",
                                    "iget_on_stream data or the poison between its elements",
                                    "put_signal data, checked after signal_wait_until_on_stream",
                                    "put_nbi_on_stream data, seen after a flag sent after quiet_on_stream",
                                    "data of a replayed graph (put_signal, waits on stream)",
-                                   "data of a replayed graph (putmem_nbi, quiet_on_stream, barrier_all_on_stream)"};
+                                   "data of a replayed graph (putmem_nbi, quiet_on_stream, barrier_all_on_stream)",
+                                   "graph C: putmem_signal_on_stream data, checked after signal_wait_until_on_stream",
+                                   "graph C: float_put_on_stream data, checked after uint64_wait_until_on_stream",
+                                   "graph C: float_get_on_stream data (checked by the next kernel on the stream)",
+                                   "graph C: float_get_nbi_on_stream data (checked after quiet_on_stream)",
+                                   "graph C: float_iget_on_stream data (source stride 3)"};
+static_assert(sizeof check_names / sizeof check_names[0] == kChecks, "a name for every check");
 
 void sync(const Ctx& c, const std::string& what) {
   gputest::sync_or_die(c.s, 30, [&] { return what; });
@@ -728,6 +774,145 @@ void graph_suite(Ctx& c) {
   if (c.me == 0) std::printf("gpu_stream: a captured graph with quiet, barrier_all and sync_all on stream\n");
 }
 
+// Graph C: the on-stream calls graphs A and B leave out. Both PEs capture the same graph; a replay
+// does the next round (a kernel advances the round on the device, and every source is filled from
+// it), and the PE whose turn it is (the round's parity) pauses before each of the three steps below
+// that the other PE waits for, so that each wait must hold the stream in every other replay, and is
+// the only thing that orders the check after it:
+//  - putmem_signal_on_stream (SET 1); the receiver's signal_wait_until_on_stream(EQ 1), then a kernel
+//    checks the data;
+//  - float_put_signal_nbi_on_stream (ADD 1): the signal counts the replays; the host checks it and
+//    the data after each replay;
+//  - float_put_on_stream, then signal_op_on_stream (SET 1) into a word that the receiver waits on
+//    with uint64_wait_until_on_stream(NE 0), then a kernel checks the data;
+//  - the sender fills a symmetric buffer, then sets 3 of 4 ints with int_p_on_stream; the receiver
+//    waits with int_wait_until_all_on_stream(GE 1, the fourth excluded by status), then gets the
+//    buffer with float_get_on_stream, float_get_nbi_on_stream and float_iget_on_stream, and kernels
+//    check what arrived (the _nbi ones after quiet_on_stream);
+//  - kernels record what each wait saw, and at the end of the replay the words waited on go back to
+//    0 (their comparison values are fixed at capture); the host barriers between replays keep the
+//    peer's next updates after that.
+void graph_c_suite(Ctx& c) {
+  const size_t n = 64u << 10, nf = n / sizeof(float);
+  const size_t m = 1000, sst = 3;            // iget: m floats, source stride 3
+  const unsigned long long kLate = 3000000;  // ns: each pause of the late PE
+  auto region = [](char* base, int k) { return base + static_cast<size_t>(k) * kRegion; };
+  unsigned long long* round = c.rec;                        // device: the graph's round
+  uint64_t* cmpv = reinterpret_cast<uint64_t*>(c.rec + 8);  // written by next_round, unused here
+  unsigned long long* seen = c.rec + 16;                    // what the waits saw: 6 words
+  uint64_t* words = reinterpret_cast<uint64_t*>(region(c.sym_dst, 4));
+  uint64_t* sig_a = words;                         // putmem_signal_on_stream's signal (SET 1)
+  uint64_t* sig_b = words + 1;                     // float_put_signal_nbi_on_stream's signal (ADD 1, never cleared)
+  uint64_t* flag = words + 2;                      // signal_op_on_stream after float_put_on_stream (SET 1)
+  int* ivars = reinterpret_cast<int*>(words + 4);  // int_p_on_stream sets 0, 1 and 3
+  char* recv_a = region(c.sym_dst, 0);
+  char* recv_b = region(c.sym_dst, 1);
+  char* recv_c = region(c.sym_dst, 2);
+  char* get_src = region(c.sym_src, 0);
+  const uint64_t base_a = mp::seed_of(0, ++c.round, 0x6c1), base_b = mp::seed_of(0, c.round, 0x6c2);
+  const uint64_t base_c = mp::seed_of(0, c.round, 0x6c3), base_g = mp::seed_of(0, c.round, 0x6c4);
+  int* status = nullptr;
+  const int status_host[4] = {0, 0, 1, 0};
+  CUDA_CHECK(cudaMalloc(&status, sizeof status_host));
+  CUDA_CHECK(cudaMemcpy(status, status_host, sizeof status_host, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(c.rec, 0, 32 * sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMemset(c.sym_dst, kPoison, 3 * kRegion));
+  CUDA_CHECK(cudaMemset(words, 0, 64));
+  c.failures->reset();
+  gputest::sync_and_barrier();
+
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaStreamBeginCapture(c.s, cudaStreamCaptureModeGlobal));
+  next_round<<<1, 1, 0, c.s>>>(round, cmpv);
+  fill_round<<<64, 256, 0, c.s>>>(region(c.dev_src, 0), n, round, base_a, c.me);
+  fill_round<<<64, 256, 0, c.s>>>(region(c.dev_src, 1), n, round, base_b, c.me);
+  fill_round<<<64, 256, 0, c.s>>>(region(c.dev_src, 2), n, round, base_c, c.me);
+  // This PE's side for the peer. When late, it pauses before each step, so that each of the peer's
+  // waits is what orders the check after it.
+  delay_if_late<<<1, 1, 0, c.s>>>(round, c.me, kLate);
+  nvshmemx_putmem_signal_on_stream(recv_a, region(c.dev_src, 0), n, sig_a, 1, NVSHMEM_SIGNAL_SET, c.peer, c.s);
+  delay_if_late<<<1, 1, 0, c.s>>>(round, c.me, kLate);
+  nvshmemx_float_put_signal_nbi_on_stream(reinterpret_cast<float*>(recv_b),
+                                          reinterpret_cast<float*>(region(c.dev_src, 1)), nf, sig_b, 1,
+                                          NVSHMEM_SIGNAL_ADD, c.peer, c.s);
+  nvshmemx_float_put_on_stream(reinterpret_cast<float*>(recv_c), reinterpret_cast<float*>(region(c.dev_src, 2)), nf,
+                               c.peer, c.s);
+  nvshmemx_signal_op_on_stream(flag, 1, NVSHMEM_SIGNAL_SET, c.peer, c.s);
+  delay_if_late<<<1, 1, 0, c.s>>>(round, c.me, kLate);
+  fill_round<<<64, 256, 0, c.s>>>(get_src, n, round, base_g, c.me);
+  for (int i : {0, 1, 3}) nvshmemx_int_p_on_stream(ivars + i, 1, c.peer, c.s);
+  // The peer's side for this PE.
+  nvshmemx_signal_wait_until_on_stream(sig_a, NVSHMEM_CMP_EQ, 1, c.s);
+  record_values<uint64_t><<<1, 1, 0, c.s>>>(sig_a, 1, seen);
+  verify_round<<<64, 256, 0, c.s>>>(recv_a, n, round, base_a, c.peer, kGraphCSignalData, c.failures->dev());
+  nvshmemx_uint64_wait_until_on_stream(flag, NVSHMEM_CMP_NE, 0, c.s);
+  record_values<uint64_t><<<1, 1, 0, c.s>>>(flag, 1, seen + 1);
+  verify_round<<<64, 256, 0, c.s>>>(recv_c, n, round, base_c, c.peer, kGraphCPutData, c.failures->dev());
+  nvshmemx_int_wait_until_all_on_stream(ivars, 4, status, NVSHMEM_CMP_GE, 1, c.s);
+  record_values<int><<<1, 1, 0, c.s>>>(ivars, 4, seen + 2);
+  float* got = reinterpret_cast<float*>(region(c.dev_dst, 0));
+  float* got_nbi = reinterpret_cast<float*>(region(c.dev_dst, 1));
+  float* got_strided = reinterpret_cast<float*>(region(c.dev_dst, 2));
+  const float* peer_src = reinterpret_cast<const float*>(get_src);
+  nvshmemx_float_get_on_stream(got, peer_src, nf, c.peer, c.s);
+  verify_round<<<64, 256, 0, c.s>>>(region(c.dev_dst, 0), n, round, base_g, c.peer, kGraphCGet, c.failures->dev());
+  nvshmemx_float_get_nbi_on_stream(got_nbi, peer_src, nf, c.peer, c.s);
+  nvshmemx_float_iget_on_stream(got_strided, peer_src, 1, static_cast<ptrdiff_t>(sst), m, c.peer, c.s);
+  nvshmemx_quiet_on_stream(c.s);
+  verify_round<<<64, 256, 0, c.s>>>(region(c.dev_dst, 1), n, round, base_g, c.peer, kGraphCGetNbi, c.failures->dev());
+  verify_iget_round<<<8, 256, 0, c.s>>>(region(c.dev_dst, 2), m, sst, round, base_g, c.peer, kGraphCIget,
+                                        c.failures->dev());
+  clear_waited<<<1, 1, 0, c.s>>>(sig_a, flag, ivars, 4);
+  CUDA_CHECK(cudaStreamEndCapture(c.s, &graph));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (unsigned long long rep = 1; rep <= 6; ++rep) {
+    CUDA_CHECK(cudaGraphLaunch(exec, c.s));
+    const std::string what =
+        "graph C (signal_wait_until, putmem_signal, float_put_signal_nbi, float_put, "
+        "uint64_wait_until, int_wait_until_all, float_get, get_nbi and iget on stream), replay " +
+        std::to_string(rep) + " (PE " + std::to_string(rep % 2) + " late)";
+    sync(c, what);
+    check_failures(c, what);
+    gputest::sync_and_barrier();  // both PEs' replays are done
+    unsigned long long r = 0, rec[6];
+    uint64_t count = 0;
+    CUDA_CHECK(cudaMemcpy(&r, round, sizeof r, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(rec, seen, sizeof rec, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&count, sig_b, sizeof count, cudaMemcpyDeviceToHost));
+    MP_CHECK(r == rep, "%s: the graph's round counter is %llu", what.c_str(), r);
+    MP_CHECK(rec[0] == 1,
+             "%s: the stream passed nvshmemx_signal_wait_until_on_stream(NVSHMEM_CMP_EQ, 1) with the signal at %llu",
+             what.c_str(), rec[0]);
+    MP_CHECK(rec[1] == 1,
+             "%s: the stream passed nvshmemx_uint64_wait_until_on_stream(NVSHMEM_CMP_NE, 0) with the word at %llu, "
+             "expected 1 (the peer's signal_op_on_stream SET)",
+             what.c_str(), rec[1]);
+    for (int i = 0; i < 4; ++i) {
+      const unsigned long long want = i == 2 ? 0 : 1;
+      MP_CHECK(rec[2 + i] == want,
+               "%s: after nvshmemx_int_wait_until_all_on_stream(NVSHMEM_CMP_GE, 1), ivars[%d] was %llu, expected "
+               "%llu%s",
+               what.c_str(), i, rec[2 + i], want, i == 2 ? " (excluded by status: nobody stores to it)" : "");
+    }
+    MP_CHECK(count == rep,
+             "%s: the signal of nvshmemx_float_put_signal_nbi_on_stream (NVSHMEM_SIGNAL_ADD 1 per replay) is %llu",
+             what.c_str(), static_cast<unsigned long long>(count));
+    check_bytes(recv_a, n, 64, round_seed(base_a, c.peer, rep), what + ": nvshmemx_putmem_signal_on_stream");
+    check_bytes(recv_b, n, 64, round_seed(base_b, c.peer, rep), what + ": nvshmemx_float_put_signal_nbi_on_stream");
+    check_bytes(recv_c, n, 64, round_seed(base_c, c.peer, rep), what + ": nvshmemx_float_put_on_stream");
+    gputest::sync_and_barrier();  // checked before the next replay overwrites
+  }
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaFree(status));
+  if (c.me == 0) {
+    std::printf(
+        "gpu_stream: graph C (signal and scalar waits, putmem_signal, put_signal_nbi, put, get, get_nbi, iget on "
+        "stream), replayed 6 times\n");
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -778,6 +963,7 @@ int main() {
     sync_all_suite(c);
     quiet_suite(c);
     graph_suite(c);
+    graph_c_suite(c);
     gputest::sync_and_barrier();
   }
   CUDA_CHECK(cudaStreamDestroy(c.s));
