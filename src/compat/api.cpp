@@ -18,6 +18,17 @@ int to_nvshmem_status(Status s) {
   return static_cast<int>(s) <= static_cast<int>(GSHMEM_ERROR_INTERNAL) ? static_cast<int>(s)
                                                                         : static_cast<int>(NVSHMEMX_ERROR_INTERNAL);
 }
+
+// The wait on one signal of this PE.
+WaitCall signal_wait(const uint64_t* sig_addr, int cmp, uint64_t value) {
+  WaitCall c;
+  c.kind = WaitKind::kU64;
+  c.ivars = sig_addr;
+  c.ivars_name = "signal";
+  c.cmp = cmp;
+  c.value = value;
+  return c;
+}
 }  // namespace
 
 void init() {
@@ -191,18 +202,14 @@ void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completi
 }
 uint64_t signal_fetch(const uint64_t* sig_addr, const char* api) { return rt().signal_fetch(sig_addr, api); }
 uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value, const char* api) {
-  WaitCall c;
-  c.kind = WaitKind::kU64;
-  c.ivars = sig_addr;
-  c.cmp = cmp;
-  c.value = value;
+  WaitCall c = signal_wait(sig_addr, cmp, value);
   uint64_t observed = 0;
   c.observed = &observed;
   rt().wait(c, api);
   return observed;
 }
 void signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t value, cudaStream_t stream, const char* api) {
-  wait_on_stream(WaitKind::kU64, sig_addr, 1, nullptr, cmp, nullptr, value, stream, api);
+  rt().wait_on_stream(signal_wait(sig_addr, cmp, value), stream, api);
 }
 
 size_t wait(WaitKind kind, WaitFor what, bool block, const void* ivars, size_t nelems, size_t* indices,

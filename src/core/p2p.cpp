@@ -249,7 +249,7 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
     if (state_ != kInitialized) not_ready(api);
     return c.what == WaitFor::kAny ? SIZE_MAX : (c.what == WaitFor::kAll ? 1 : 0);
   }
-  check_local(c.ivars, c.n * static_cast<size_t>(bytes), static_cast<size_t>(bytes), "ivars", api);
+  check_local(c.ivars, c.n * static_cast<size_t>(bytes), static_cast<size_t>(bytes), c.ivars_name, api);
   bool any_eligible = !c.status;
   for (size_t i = 0; c.status && i < c.n; ++i) any_eligible |= c.status[i] == 0;
   if (!any_eligible) return c.what == WaitFor::kAny ? SIZE_MAX : (c.what == WaitFor::kAll ? 1 : 0);
@@ -288,7 +288,7 @@ void Runtime::wait_on_stream(const WaitCall& c, void* stream, const char* api) {
   check_comparison(c.cmp, api);
   const size_t bytes = static_cast<size_t>(wait_kind_bytes(c.kind));
   if (c.n == 0) return;
-  check_local(c.ivars, c.n * bytes, bytes, "ivars", api);
+  check_local(c.ivars, c.n * bytes, bytes, c.ivars_name, api);
   if (c.status && !heap_.contains(c.status, c.n * sizeof(int)) && !transport_->device_can_read(c.status)) {
     log::fatal("%s: status %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                static_cast<const void*>(c.status));

@@ -43,6 +43,7 @@ struct WaitCall {
   WaitFor what = WaitFor::kAll;
   bool block = true;  // wait until it holds; false: test once
   const void* ivars = nullptr;
+  const char* ivars_name = "ivars";  // what messages call `ivars` ("signal" for the signal waits)
   size_t n = 1;
   const int* status = nullptr;
   int cmp = 0;
