@@ -233,7 +233,7 @@ std::string Runtime::describe_wait(const WaitCall& c, const std::vector<uint64_t
   for (size_t i = 0; i < c.n && shown < 4; ++i) {
     if (c.status && c.status[i] != 0) continue;
     uint64_t want = c.values ? element(c.values, i, bytes) : c.value;
-    text += log::format("%sivars[%zu] = %s (waiting for %s %s)", shown ? ", " : "", i,
+    text += log::format("%s%s[%zu] = %s (waiting for %s %s)", shown ? ", " : "", c.ivars_name, i,
                         value_text(element(snapshot.data(), i, bytes), c.kind).c_str(), cmp_text(c.cmp),
                         value_text(want, c.kind).c_str());
     ++shown;
