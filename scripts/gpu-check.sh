@@ -3,7 +3,11 @@
 # against gshmem and NVSHMEM side by side). Logs and results go to $LOG; at the end the bench table,
 # results.json and all logs packed as logs.tgz are copied to $OUT (a few files, easy to fetch).
 # The summaries are printed, the table last.
-#   OUT=/tmp/out [LOG=/tmp/gpu-check] [REPS=3] [TESTS=put_bw_c4,...] [DEADLINE=s] scripts/gpu-check.sh [STAGE ...]
+#   OUT=/tmp/out [LOG=/tmp/gpu-check] [REPS=3] [TESTS=put_bw_c4,...] [DEADLINE=s] [BASE=rev|dir] \
+#     scripts/gpu-check.sh [STAGE ...]
+# BASE: a git revision, or a folder of another revision's sources, to measure against: build builds its
+# gshmrun and perftests too (into $BUILD-base), and bench runs them beside the two libraries (bench/compare
+# --baseline-build-dir), so that a change is measured against what it replaces in the same run.
 # Stages, in this order whatever order they are named in (default: build gpu bench):
 #   build  configure and build everything, and the perftests against NVSHMEM beside it
 #   gpu    ctest -L gpu
@@ -21,7 +25,7 @@ want() { [[ "$stages" == *" $1 "* ]]; }
 step() { echo "== $(date +%T) $*"; }
 pack() {
   cp "$LOG"/bench/table.txt "$LOG"/bench/results.json "$OUT"/ 2>/dev/null
-  tar czf "$OUT/logs.tgz" -C "$LOG" --exclude='*.o' --exclude=nvshmem-bin . 2>/dev/null
+  tar czf "$OUT/logs.tgz" -C "$LOG" --exclude='*.o' --exclude=nvshmem-bin --exclude=base-src . 2>/dev/null
 }
 trap pack EXIT
 status=0
@@ -39,6 +43,18 @@ if want build; then
   ninja -C "$BUILD" > "$LOG/build.log" 2>&1 || { grep -E "error|FAILED" "$LOG/build.log" | head -30; exit 1; }
   wait $nv_pid || status=1
   tail -1 "$LOG/nvshmem-build.log"
+  if [ -n "${BASE:-}" ]; then
+    step "build the baseline $BASE (gshmrun and the perftests)"
+    base_src=$BASE
+    if [ ! -d "$BASE" ]; then
+      base_src=$LOG/base-src
+      rm -rf "$base_src" && mkdir -p "$base_src" &&
+        git archive "$BASE" | tar -x -C "$base_src" || { echo "BASE=$BASE: not a folder, nor a git revision here"; exit 1; }
+    fi
+    { cmake -S "$base_src" -B "$BUILD-base" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
+      ninja -C "$BUILD-base" gshmrun perftest/all; } > "$LOG/base-build.log" 2>&1 ||
+      { grep -E "error|FAILED" "$LOG/base-build.log" | head -30; exit 1; }
+  fi
 fi
 
 export GSHMEM_WAIT_WARN=${GSHMEM_WAIT_WARN:-10}
@@ -60,7 +76,7 @@ fi
 if want bench; then
   step "perftests against NVSHMEM: bench/compare"
   python3 bench/compare "$LOG/bench" --no-build --build-dir "$BUILD" --reps "$REPS" ${TESTS:+--tests "$TESTS"} \
-    ${DEADLINE:+--deadline "$DEADLINE"} \
+    ${DEADLINE:+--deadline "$DEADLINE"} ${BASE:+--baseline-build-dir "$BUILD-base"} \
     > "$LOG/bench.log" 2>&1 || status=1
   grep -vE "^  \[" "$LOG/bench.log"
 fi

@@ -1,4 +1,4 @@
-"""One PNG per test: both libraries' medians against the message size, log axes."""
+"""One PNG per test: the libraries' medians (and a baseline build's) against the message size, log axes."""
 
 
 def plot_test(rows, path, title):
@@ -11,11 +11,11 @@ def plot_test(rows, path, title):
         return None
     rows = sorted(rows, key=lambda r: r.size)
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
-    for lib, style in (("nvshmem", "s--"), ("gshmem", "o-")):
+    for lib, style, name in (("nvshmem", "s--", "NVSHMEM"), ("baseline", "^:", "gshmem (baseline)"),
+                             ("gshmem", "o-", "gshmem")):
         pts = [(r.size, r.median(lib)) for r in rows if r.median(lib)]
         if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label="NVSHMEM" if lib == "nvshmem" else "gshmem",
-                    markersize=4)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=name, markersize=4)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("size (bytes)")

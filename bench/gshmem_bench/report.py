@@ -17,17 +17,20 @@ class Row:
     series: str = ""   # what tells this row's table from the test's others ("" when it has one)
     gshmem: list = field(default_factory=list)   # one value per repetition
     nvshmem: list = field(default_factory=list)
+    baseline: list = field(default_factory=list)  # gshmem as built from another revision (--baseline-build-dir)
 
     def label(self):
         return f"{self.test}[{self.series}]" if self.series else self.test
 
     def median(self, lib):
-        values = self.gshmem if lib == "gshmem" else self.nvshmem
+        """`lib`: "gshmem", "nvshmem" or "baseline"."""
+        values = getattr(self, lib)
         return statistics.median(values) if values else None
 
-    def ratio(self):
-        """> 1 means gshmem is better, whatever the metric's direction."""
-        g, n = self.median("gshmem"), self.median("nvshmem")
+    def ratio(self, other="nvshmem"):
+        """gshmem against `other` ("nvshmem" or "baseline"): > 1 means gshmem is better, whatever the
+        metric's direction."""
+        g, n = self.median("gshmem"), self.median(other)
         if not g or not n:
             return None
         return g / n if self.higher_is_better else n / g
@@ -68,7 +71,7 @@ def build_rows(records):
         if row is None:
             row = rows[key] = Row(r["test"], r["args"], r["size"], r["metric"], r["units"], r["higher_is_better"],
                                   job, subjob)
-        (row.gshmem if r["library"] == "gshmem" else row.nvshmem).append(r["value"])
+        getattr(row, r["library"]).append(r["value"])
     # Name the tables of tests that print several by what differs between them.
     tables = {}
     for test, job, subjob, _, _ in rows:
@@ -84,11 +87,15 @@ def build_rows(records):
 
 def table(rows, goals, only_goal_rows=False):
     """The summary table as text. Marks: MISS (a goal row whose gshmem median misses its goal),
-    SLOWER (gshmem worse than NVSHMEM)."""
+    SLOWER (gshmem worse than NVSHMEM), and, where a baseline build ran, REGRESSED (gshmem worse than
+    the baseline); the baseline's median and gshmem's ratio to it then get columns of their own."""
     lines = []
     shown = [r for r in rows if not only_goal_rows or goal_for(goals, r)]
     w = max([28] + [len(r.label()) for r in shown])
-    head = f"{'test':<{w}} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6} {'goal':>9}  mark   args"
+    with_base = any(r.baseline for r in rows)
+    base_head = f" {'baseline':>10} {'vs base':>7}" if with_base else ""
+    head = (f"{'test':<{w}} {'size':>10} {'metric':<14} {'NVSHMEM':>10} {'gshmem':>10} {'ratio':>6}{base_head} "
+            f"{'goal':>9}  mark   args")
     lines.append(head)
     for row in rows:
         goal = goal_for(goals, row)
@@ -103,8 +110,17 @@ def table(rows, goals, only_goal_rows=False):
         if ratio is not None and ratio < 0.98:
             marks.append("SLOWER")
         fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"
+        fmt_ratio = lambda v, n: f"{v:{n}.2f}" if v is not None else f"{'-':>{n}}"
+        base_cols = ""
+        if with_base:
+            vs_base = row.ratio("baseline")
+            if vs_base is not None and vs_base < 0.98:
+                marks.append("REGRESSED")
+            base_cols = f" {fmt(row.median('baseline'))} {fmt_ratio(vs_base, 7)}"
         lines.append(f"{row.label():<{w}} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(n)} {fmt(g)} "
-                     f"{(f'{ratio:6.2f}' if ratio is not None else '     -')} {goal_text:>9}  {','.join(marks):<6} {row.args}")
+                     f"{fmt_ratio(ratio, 6)}{base_cols} {goal_text:>9}  {','.join(marks):<6} {row.args}")
     lines.append("ratio > 1: gshmem better (gshmem/NVSHMEM for bandwidth, NVSHMEM/gshmem for latency); medians "
-                 "over the repetitions; MISS: misses its goal in bench/goals.json; SLOWER: more than 2% worse than NVSHMEM")
+                 "over the repetitions; MISS: misses its goal in bench/goals.json; SLOWER: more than 2% worse than NVSHMEM" +
+                 ("; vs base: gshmem against the baseline build, the same way; REGRESSED: more than 2% worse than it"
+                  if with_base else ""))
     return "\n".join(lines)

@@ -158,6 +158,29 @@ class ReportTest(unittest.TestCase):
         self.assertIn("put_latency[Thread]", text)
         self.assertNotIn("put_latency[Block]", text)
 
+    def test_baseline_columns_and_regressions(self):
+        recs = [record("bw", "gshmem", 1024, 200), record("bw", "nvshmem", 1024, 100),
+                record("bw", "baseline", 1024, 250),
+                record("lat", "gshmem", 8, 2.0, "latency", "us", False),
+                record("lat", "nvshmem", 8, 3.0, "latency", "us", False),
+                record("lat", "baseline", 8, 2.5, "latency", "us", False)]
+        rows = {r.test: r for r in report.build_rows(recs)}
+        self.assertEqual(rows["bw"].median("baseline"), 250)
+        self.assertAlmostEqual(rows["bw"].ratio("baseline"), 0.8)   # 200 GB/s against 250 before
+        self.assertAlmostEqual(rows["lat"].ratio("baseline"), 1.25)  # 2.0 us against 2.5 before
+        self.assertAlmostEqual(rows["bw"].ratio(), 2.0)              # NVSHMEM stays the default
+        text = report.table(list(rows.values()), [])
+        self.assertIn("baseline", text.splitlines()[0])
+        lines = {l.split()[0]: l for l in text.splitlines()[1:-1]}
+        self.assertIn("REGRESSED", lines["bw"])
+        self.assertNotIn("SLOWER", lines["bw"])
+        self.assertNotIn("REGRESSED", lines["lat"])
+        self.assertIn("0.80", lines["bw"].split())
+        # Without baseline values the table keeps its columns.
+        plain = report.table(report.build_rows([r for r in recs if r["library"] != "baseline"]), [])
+        self.assertNotIn("baseline", plain.splitlines()[0])
+        self.assertNotIn("REGRESSED", plain)
+
     def test_goals_file_matches_the_default_run_list(self):
         bench = os.path.dirname(HERE)
         goals = report.load_goals(os.path.join(bench, "goals.json"))
