@@ -57,17 +57,18 @@ extern "C" __global__ void gshmemi_barrier_all_kernel() { gshmem::dev::barrier_a
 
 // A host atomic (or a stream-ordered signal) on a word of `bytes` bytes; the previous value goes
 // to *fetched (host-pinned) when set. A release fence first, so that a signal sent after stream-
-// ordered copies is seen after their data.
+// ordered copies is seen after their data. A blocking one then writes `seq` to *done (host-pinned):
+// the host polls that instead of synchronising the stream (gpu_copy.cpp).
 extern "C" __global__ void gshmemi_atomic_kernel(int op, int bytes, void* target, unsigned long long operand,
-                                                 unsigned long long compare, unsigned long long* fetched) {
+                                                 unsigned long long compare, unsigned long long* fetched,
+                                                 unsigned long long* done, unsigned long long seq) {
   gshmem::detail::fence_acq_rel_sys();
   unsigned long long old = bytes == 4 ? apply(static_cast<unsigned int*>(target), op,
                                               static_cast<unsigned int>(operand), static_cast<unsigned int>(compare))
                                       : apply(static_cast<unsigned long long*>(target), op, operand, compare);
-  if (fetched) {
-    gshmem::detail::store_relaxed_sys(fetched, old);
-    gshmem::detail::fence_sc_sys();
-  }
+  if (fetched) gshmem::detail::store_relaxed_sys(fetched, old);
+  if (fetched || done) gshmem::detail::fence_sc_sys();
+  if (done) gshmem::detail::store_relaxed_sys(done, seq);
 }
 
 // p_on_stream: one store of 1, 2, 4 or 8 bytes.
