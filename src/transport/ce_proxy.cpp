@@ -285,6 +285,11 @@ Status CopyProxy::flush() {
   uint64_t target = seen;
   while (__atomic_load_n(&ring_->slots[target % detail::kCeRingSlots].seq, __ATOMIC_ACQUIRE) == target + 1) ++target;
   target = std::max(target, taken_.load(std::memory_order_acquire));
+  // No ticket since the last flush: nothing to wait for. A host quiet with nothing outstanding then
+  // makes no stream synchronisation (on H200 the two of an idle stream took 1.4-2.9 us).
+  if (target <= flushed_.load(std::memory_order_acquire) && !failed_.load(std::memory_order_acquire)) {
+    return GSHMEM_SUCCESS;
+  }
   while (issued_.load(std::memory_order_acquire) < target) {
     if (failed_.load(std::memory_order_acquire)) return GSHMEM_ERROR_CUDA;
     std::this_thread::sleep_for(std::chrono::microseconds(20));
@@ -297,6 +302,9 @@ Status CopyProxy::flush() {
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
   GSHMEM_CU_CHECK(cuStreamSynchronize, stream_);
+  uint64_t f = flushed_.load(std::memory_order_acquire);
+  while (f < target && !flushed_.compare_exchange_weak(f, target, std::memory_order_acq_rel)) {
+  }
   return GSHMEM_SUCCESS;
 }
 

@@ -80,6 +80,7 @@ class CopyProxy {
   std::atomic<uint64_t> taken_{0};    // tickets read from the ring
   std::atomic<uint64_t> issued_{0};   // tickets whose copies (and completion count) are on the stream
   std::atomic<uint64_t> counted_{0};  // tickets covered by a completion count on the stream
+  std::atomic<uint64_t> flushed_{0};  // tickets a flush() has seen complete
   std::atomic<bool> failed_{false};
   uint64_t settled_ = 0;  // tickets known complete (the stream was idle after them); proxy thread only
   uint64_t batches_ = 0, copies_ = 0, bytes_ = 0;  // statistics, logged at stop (PROXY, INFO)
