@@ -173,7 +173,8 @@ void Runtime::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
 void Runtime::put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op,
                          int pe, Completion completion, void* stream, const char* api) {
   check_signal_op(sig_op, api);
-  char* remote = remote_address(dest, bytes, pe, "destination", api);
+  // With 0 bytes only the signal is updated; `dest` is not used and may be NULL.
+  char* remote = bytes > 0 ? remote_address(dest, bytes, pe, "destination", api) : nullptr;
   char* remote_sig = remote_address(sig_addr, sizeof(uint64_t), pe, "signal", api);
   check_local(sig_addr, sizeof(uint64_t), sizeof(uint64_t), "signal", api);
   // The copy and the signal go in order on one stream (or in order on the CPU), and the signal's

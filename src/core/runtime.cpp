@@ -396,9 +396,14 @@ std::string Runtime::unreachable_reason() const {
 
 void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion, void* stream,
                   const char* api) {
+  if (bytes == 0) {
+    // Nothing moves, so neither pointer is used: either may be NULL (nvshmem_malloc(0) returns NULL),
+    // as with iput/iget of 0 elements.
+    if (state_ != kInitialized) not_ready(api);
+    return;
+  }
   const void* sym = put ? static_cast<const void*>(dest) : source;
   char* remote = remote_address(sym, bytes, pe, put ? "destination" : "source", api);
-  if (bytes == 0) return;
   Status s = put ? transport_->copy(remote, source, bytes, completion, stream)
                  : transport_->copy(dest, remote, bytes, completion, stream);
   if (!ok(s)) log::fatal("%s: the copy of %zu bytes %s PE %d failed", api, bytes, put ? "to" : "from", pe);

@@ -1,6 +1,7 @@
 // Host put/get/p/g between PEs: random data at every size from 1 byte to 16 MiB, at unaligned
 // offsets on both sides, in every completion mode; each transfer verified byte for byte, and the
-// bytes around it checked untouched.
+// bytes around it checked untouched. Transfers of 0 bytes, with pointers that are NULL or outside the
+// heap, do nothing.
 #include <algorithm>
 #include <cstdint>
 
@@ -172,6 +173,22 @@ int main() {
   std::vector<double> got(40);
   nvshmem_double_get(got.data(), dd + 3, 40, me);
   for (int i = 0; i < 40; ++i) MP_CHECK(got[i] == prev * 1e6 + i * 0.25, "double_put element %d", i);
+  nvshmem_barrier_all();
+
+  // --- 0 bytes: nothing moves, so the pointers are not used. A symmetric object of 0 bytes is NULL
+  // (nvshmem_malloc(0)), and a local one may be anywhere.
+  char* empty = static_cast<char*>(nvshmem_malloc(0));
+  MP_CHECK(empty == nullptr, "nvshmem_malloc(0) returned %p, not NULL", static_cast<void*>(empty));
+  for (Mode m : modes) {
+    do_put(m, empty, nullptr, 0, next);
+    do_get(m, nullptr, empty, 0, next);
+  }
+  nvshmem_int_put(reinterpret_cast<int*>(empty), nullptr, 0, next);
+  nvshmem_int_get(nullptr, reinterpret_cast<const int*>(empty), 0, next);
+  nvshmem_put128_nbi(empty, local.data(), 0, next);
+  nvshmem_get128_nbi(local.data(), empty, 0, next);
+  nvshmem_quiet();
+  nvshmem_putmem(local.data(), local.data(), 0, next);  // 0 bytes to a pointer outside the heap
   nvshmem_barrier_all();
 
   nvshmem_free(u8);

@@ -1,6 +1,7 @@
 // Host signals and point-to-point synchronisation between PEs:
 //  - put_signal and put_signal_nbi of every RMA type, size and mem form, with NVSHMEM_SIGNAL_SET and
-//    _ADD: the receiver waits for the signal and then finds the data complete;
+//    _ADD: the receiver waits for the signal and then finds the data complete; with 0 bytes (and a
+//    NULL destination) only the signal is updated;
 //  - signal_op, signal_fetch, signal_wait_until;
 //  - nvshmem_fence between a put of data (blocking or _nbi) and a put of a flag: the receiver waits
 //    for the flag and then finds the data of this round, word for word;
@@ -124,6 +125,16 @@ void check_signals() {
                      nvshmem_quiet();
                    });
   calls += 2;
+
+  // 0 bytes of data: only the signal is updated, and the destination may be NULL (nvshmem_malloc(0)).
+  nvshmem_barrier_all();
+  nvshmem_putmem_signal(nullptr, nullptr, 0, b.sig + 2, 30, NVSHMEM_SIGNAL_SET, next_pe());
+  nvshmem_int_put_signal_nbi(nullptr, nullptr, 0, b.sig + 2, 7, NVSHMEM_SIGNAL_ADD, next_pe());
+  nvshmem_quiet();
+  nvshmem_barrier_all();
+  MP_CHECK(nvshmem_signal_fetch(b.sig + 2) == 37, "put_signal of 0 bytes: SET 30 then ADD 7 left %llu",
+           static_cast<unsigned long long>(nvshmem_signal_fetch(b.sig + 2)));
+  nvshmem_barrier_all();  // every PE has read it before signal_op overwrites it
 
   // signal_op and signal_fetch.
   nvshmemx_signal_op(b.sig + 2, 40, NVSHMEM_SIGNAL_SET, next_pe());
