@@ -133,7 +133,14 @@ void Runtime::rma_strided(bool put, void* dest, const void* source, ptrdiff_t ds
     return;
   }
   const ptrdiff_t sym_stride = put ? dst : sst;
-  const size_t extent = ((nelems - 1) * static_cast<size_t>(sym_stride) + 1) * elem;
+  // The symmetric side spans ((nelems - 1) * stride + 1) elements; a product that overflows would
+  // wrap to a small extent and pass the heap check while the elements land elsewhere.
+  size_t extent = 0;
+  if (__builtin_mul_overflow(nelems - 1, static_cast<size_t>(sym_stride), &extent) ||
+      __builtin_add_overflow(extent, size_t{1}, &extent) || __builtin_mul_overflow(extent, elem, &extent)) {
+    log::fatal("%s: %zu elements of %zu bytes with a %s stride of %td elements span more than the address space", api,
+               nelems, elem, put ? "destination" : "source", sym_stride);
+  }
   const void* sym = put ? static_cast<const void*>(dest) : source;
   char* remote = remote_address(sym, extent, pe, put ? "destination" : "source", api);
   Status s = put ? transport_->copy_strided(remote, dst * elem, source, sst * elem, elem, nelems, completion, stream)

@@ -140,6 +140,11 @@ int main(int argc, char** argv) {
   } else if (c == "zero_stride") {  // fatal on PE 0
     if (me == 0) nvshmem_int_iput(reinterpret_cast<int*>(buf), reinterpret_cast<int*>(local), 0, 1, 4, 0);
     nvshmem_barrier_all();
+  } else if (c == "huge_stride") {  // fatal on PE 0: element 1 lies 2^64 bytes past element 0
+    if (me == 0) {
+      nvshmem_int_iput(reinterpret_cast<int*>(buf), reinterpret_cast<int*>(local), ptrdiff_t{1} << 62, 1, 2, 1 % npes);
+    }
+    nvshmem_barrier_all();
   } else if (c == "slow_wait") {  // PE 0 waits ~2.5 s for PE 1: warned (GSHMEM_WAIT_WARN=1), then done
     int* flag = reinterpret_cast<int*>(buf);
     nvshmem_barrier_all();
