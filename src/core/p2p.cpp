@@ -77,11 +77,15 @@ uint64_t element(const void* p, size_t i, int bytes) {
 
 }  // namespace
 
-char* Runtime::remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const {
+void Runtime::check_pe(int pe, const char* api) const {
   if (state_ != kInitialized) not_ready(api);
   if (pe < 0 || pe >= n_pes()) {
     log::fatal("%s: PE %d is out of range: valid PEs are 0 to %d (%d PEs)", api, pe, n_pes() - 1, n_pes());
   }
+}
+
+char* Runtime::remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const {
+  check_pe(pe, api);
   if (!heap_.contains(sym, bytes)) {
     log::fatal(
         "%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
@@ -129,7 +133,7 @@ void Runtime::rma_strided(bool put, void* dest, const void* source, ptrdiff_t ds
                dst, sst);
   }
   if (nelems == 0) {
-    if (state_ != kInitialized) not_ready(api);
+    check_pe(pe, api);  // nothing moves, so neither pointer is used (NULL is fine)
     return;
   }
   const ptrdiff_t sym_stride = put ? dst : sst;

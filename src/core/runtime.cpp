@@ -398,8 +398,8 @@ void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe
                   const char* api) {
   if (bytes == 0) {
     // Nothing moves, so neither pointer is used: either may be NULL (nvshmem_malloc(0) returns NULL),
-    // as with iput/iget of 0 elements.
-    if (state_ != kInitialized) not_ready(api);
+    // as with iput/iget of 0 elements. The PE must still be one.
+    check_pe(pe, api);
     return;
   }
   const void* sym = put ? static_cast<const void*>(dest) : source;

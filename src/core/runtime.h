@@ -132,6 +132,8 @@ class Runtime {
   Status check_symmetric(const char* api, uint64_t a, uint64_t b,
                          const std::function<std::string(uint64_t, uint64_t)>& describe);
   [[noreturn]] void not_ready(const char* api) const;
+  // Checks that the library is initialised and `pe` is a valid PE; ends the job otherwise.
+  void check_pe(int pe, const char* api) const;
   // Checks that `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable, and
   // returns `pe`'s address of `sym`; ends the job with a message naming `api` and `what` otherwise.
   char* remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;

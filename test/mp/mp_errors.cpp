@@ -28,6 +28,12 @@ int main(int argc, char** argv) {
   if (c == "invalid_pe") {  // fatal on PE 0: PE npes is out of range
     if (me == 0) nvshmem_putmem(buf, local, 8, npes);
     nvshmem_barrier_all();
+  } else if (c == "zero_bytes_invalid_pe") {  // fatal on PE 0: nothing would move, but the PE is no PE
+    if (me == 0) nvshmem_getmem(nullptr, nullptr, 0, npes + 3);
+    nvshmem_barrier_all();
+  } else if (c == "zero_elements_invalid_pe") {  // fatal on PE 0
+    if (me == 0) nvshmem_int_iput(nullptr, nullptr, 1, 1, 0, -2);
+    nvshmem_barrier_all();
   } else if (c == "negative_pe") {
     if (me == 0) (void)nvshmem_int_g(reinterpret_cast<int*>(buf), -1);
     nvshmem_barrier_all();
