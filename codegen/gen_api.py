@@ -197,7 +197,7 @@ def typed_entries(types):
             direction = "put" if op.startswith("put") else "get"
             params = f"{c} *dest, const {c} *source, size_t nelems, int pe"
             out.append(entry("void", f"nvshmem_{n}_{op}", params, "both",
-                             f"gshmem::compat::{direction}(dest, source, nelems * sizeof({c}), pe, {C}{completion}, "
+                             f"gshmem::compat::{direction}(dest, source, gshmem::compat::elem_bytes(nelems, sizeof({c}), __func__), pe, {C}{completion}, "
                              f"__func__)",
                              f"gshmem::dev::{native}<{THREAD}>(dest, source, nelems, pe)", g))
             for scope, scope_enum in SCOPES:
@@ -215,7 +215,7 @@ def typed_entries(types):
         for op, completion in SIGNAL_OPS:
             params = f"{c} *dest, const {c} *source, size_t nelems, {SIGNAL_PARAMS}"
             out.append(entry("void", f"nvshmem_{n}_{op}", params, "both",
-                             f"gshmem::compat::put_signal(dest, source, nelems * sizeof({c}), {SIGNAL_ARGS}, "
+                             f"gshmem::compat::put_signal(dest, source, gshmem::compat::elem_bytes(nelems, sizeof({c}), __func__), {SIGNAL_ARGS}, "
                              f"{C}{completion}, __func__)",
                              f"gshmem::dev::{op}<{THREAD}>(dest, source, nelems, {SIGNAL_ARGS})", g))
             for scope, scope_enum in SCOPES:
@@ -230,7 +230,7 @@ def typed_entries(types):
             direction = "put" if op.startswith("put") else "get"
             out.append(entry("void", f"nvshmemx_{n}_{op}_on_stream",
                              f"{c} *dest, const {c} *source, size_t nelems, int pe, {STREAM}", "host",
-                             f"gshmem::compat::{direction}(dest, source, nelems * sizeof({c}), pe, {C}kStream, "
+                             f"gshmem::compat::{direction}(dest, source, gshmem::compat::elem_bytes(nelems, sizeof({c}), __func__), pe, {C}kStream, "
                              f"__func__, cstrm)", None, g))
         for op in STRIDED_OPS:
             out.append(entry("void", f"nvshmemx_{n}_{op}_on_stream",
@@ -241,7 +241,7 @@ def typed_entries(types):
         for op, _ in SIGNAL_OPS:
             out.append(entry("void", f"nvshmemx_{n}_{op}_on_stream",
                              f"{c} *dest, const {c} *source, size_t nelems, {SIGNAL_PARAMS}, {STREAM}", "host",
-                             f"gshmem::compat::put_signal(dest, source, nelems * sizeof({c}), {SIGNAL_ARGS}, "
+                             f"gshmem::compat::put_signal(dest, source, gshmem::compat::elem_bytes(nelems, sizeof({c}), __func__), {SIGNAL_ARGS}, "
                              f"{C}kStream, __func__, cstrm)", None, g))
     return out
 
@@ -254,7 +254,7 @@ def untyped_entries():
     for bits, elem, width in forms:
         sized = elem is not None
         count = "nelems" if sized else "bytes"
-        nbytes = f"nelems * {width}" if sized else "bytes"
+        nbytes = f"gshmem::compat::elem_bytes(nelems, {width}, __func__)" if sized else "bytes"
 
         def cast(args, elem=elem):  # native arguments for the device side
             if elem is None:

@@ -166,6 +166,15 @@ void* align(size_t alignment, size_t size) {
 void free(void* ptr) { rt().release(ptr, "nvshmem_free"); }
 void* ptr(const void* p, int pe) { return rt().ptr(p, pe); }
 
+size_t elem_bytes(size_t nelems, size_t elem, const char* api) {
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(nelems, elem, &bytes)) {
+    log::fatal("%s: %zu elements of %zu bytes are more bytes than the address space holds (a negative count?)", api,
+               nelems, elem);
+  }
+  return bytes;
+}
+
 void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
          cudaStream_t stream) {
   rt().rma(true, dest, source, bytes, pe, completion, stream, api);

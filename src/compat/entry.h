@@ -42,6 +42,10 @@ void* align(size_t alignment, size_t size);
 void free(void* ptr);
 void* ptr(const void* ptr, int pe);
 
+// The bytes of `nelems` elements of `elem` bytes (a typed or sized call's count). A count whose bytes
+// overflow 64 bits ends the job: wrapped, it would pass the heap check and move the wrong bytes.
+size_t elem_bytes(size_t nelems, size_t elem, const char* api);
+
 // Contiguous and strided copies to (put) or from (get) `pe`; `stream` is used with kStream.
 void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
          cudaStream_t stream = nullptr);

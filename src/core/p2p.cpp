@@ -254,6 +254,15 @@ std::string Runtime::describe_wait(const WaitCall& c, const std::vector<uint64_t
   return text;
 }
 
+size_t Runtime::wait_bytes(const WaitCall& c, const char* api) const {
+  size_t widest = 0;
+  // The status array has one int per element, the ivars 2, 4 or 8 bytes.
+  if (__builtin_mul_overflow(c.n, std::max<size_t>(wait_kind_bytes(c.kind), sizeof(int)), &widest)) {
+    log::fatal("%s: %zu elements are more than the address space holds (a negative count?)", api, c.n);
+  }
+  return c.n * static_cast<size_t>(wait_kind_bytes(c.kind));
+}
+
 size_t Runtime::wait(const WaitCall& c, const char* api) {
   check_comparison(c.cmp, api);
   const int bytes = wait_kind_bytes(c.kind);
@@ -261,19 +270,20 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
     if (state_ != kInitialized) not_ready(api);
     return c.what == WaitFor::kAny ? SIZE_MAX : (c.what == WaitFor::kAll ? 1 : 0);
   }
-  check_local(c.ivars, c.n * static_cast<size_t>(bytes), static_cast<size_t>(bytes), c.ivars_name, api);
+  const size_t total = wait_bytes(c, api);
+  check_local(c.ivars, total, static_cast<size_t>(bytes), c.ivars_name, api);
   bool any_eligible = !c.status;
   for (size_t i = 0; c.status && i < c.n; ++i) any_eligible |= c.status[i] == 0;
   if (!any_eligible) return c.what == WaitFor::kAny ? SIZE_MAX : (c.what == WaitFor::kAll ? 1 : 0);
 
   const size_t start = c.what == WaitFor::kAny ? any_start_++ % c.n : 0;
-  std::vector<uint64_t> snapshot((c.n * static_cast<size_t>(bytes) + 7) / 8);
+  std::vector<uint64_t> snapshot((total + 7) / 8);
   const double warn_after = config_.wait_warn;
   double next_warn = warn_after;
   const auto began = Clock::now();
   HostBackoff backoff;
   while (true) {
-    if (!ok(transport_->read_words(snapshot.data(), c.ivars, c.n * static_cast<size_t>(bytes), bytes))) {
+    if (!ok(transport_->read_words(snapshot.data(), c.ivars, total, bytes))) {
       log::fatal("%s: reading the wait variables failed", api);
     }
     size_t r = evaluate(c, snapshot, start);
@@ -300,12 +310,13 @@ void Runtime::wait_on_stream(const WaitCall& c, void* stream, const char* api) {
   check_comparison(c.cmp, api);
   const size_t bytes = static_cast<size_t>(wait_kind_bytes(c.kind));
   if (c.n == 0) return;
-  check_local(c.ivars, c.n * bytes, bytes, c.ivars_name, api);
+  const size_t total = wait_bytes(c, api);
+  check_local(c.ivars, total, bytes, c.ivars_name, api);
   if (c.status && !heap_.contains(c.status, c.n * sizeof(int)) && !transport_->device_can_read(c.status)) {
     log::fatal("%s: status %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                static_cast<const void*>(c.status));
   }
-  if (c.values && !heap_.contains(c.values, c.n * bytes) && !transport_->device_can_read(c.values)) {
+  if (c.values && !heap_.contains(c.values, total) && !transport_->device_can_read(c.values)) {
     log::fatal("%s: cmp_values %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                c.values);
   }

@@ -141,6 +141,8 @@ class Runtime {
   void check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const;
   void check_signal_op(int sig_op, const char* api) const;
   void check_comparison(int cmp, const char* api) const;
+  // The bytes of a wait's ivars; a count whose ivars or status array overflow 64 bits ends the job.
+  size_t wait_bytes(const WaitCall& c, const char* api) const;
   // One evaluation of a wait's condition on a snapshot of the ivars.
   size_t evaluate(const WaitCall& call, const std::vector<uint64_t>& snapshot, size_t start) const;
   std::string describe_wait(const WaitCall& call, const std::vector<uint64_t>& snapshot) const;

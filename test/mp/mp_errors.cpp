@@ -31,6 +31,14 @@ int main(int argc, char** argv) {
   } else if (c == "zero_bytes_invalid_pe") {  // fatal on PE 0: nothing would move, but the PE is no PE
     if (me == 0) nvshmem_getmem(nullptr, nullptr, 0, npes + 3);
     nvshmem_barrier_all();
+  } else if (c == "negative_count") {  // fatal on PE 0: -2 elements, as a size_t, overflow the bytes
+    if (me == 0)
+      nvshmem_int_put(reinterpret_cast<int*>(buf), reinterpret_cast<int*>(local), static_cast<size_t>(-2), 1);
+    nvshmem_barrier_all();
+  } else if (c == "negative_wait_count") {  // fatal on PE 0
+    if (me == 0)
+      nvshmem_int_wait_until_all(reinterpret_cast<int*>(buf), static_cast<size_t>(-1), nullptr, NVSHMEM_CMP_EQ, 0);
+    nvshmem_barrier_all();
   } else if (c == "zero_elements_invalid_pe") {  // fatal on PE 0
     if (me == 0) nvshmem_int_iput(nullptr, nullptr, 1, 1, 0, -2);
     nvshmem_barrier_all();
