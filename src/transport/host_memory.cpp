@@ -1,7 +1,8 @@
 // CPU backend: every heap is host shared memory, so a put or get is a memcpy into or out of the
-// peer's mapping and an atomic is a CPU atomic on it (lock-free for 4 and 8 bytes, so atomic across
-// processes). Everything completes before it returns; quiet only orders it for other PEs. Stream
-// forms run at once: the CPU backend has no streams.
+// peer's mapping (a single word moves as one load and one store) and an atomic is a CPU atomic on
+// it (lock-free for 4 and 8 bytes, so atomic across processes). Everything completes before it
+// returns; quiet only orders it for other PEs. Stream forms run at once: the CPU backend has no
+// streams.
 #include <atomic>
 #include <cstring>
 
@@ -39,6 +40,37 @@ uint64_t apply(W* w, const Amo& a) {
 }
 
 template <class W>
+void copy_word(void* dst, const void* src) {
+  __atomic_store_n(static_cast<W*>(dst), __atomic_load_n(static_cast<const W*>(src), __ATOMIC_RELAXED),
+                   __ATOMIC_RELAXED);
+}
+
+// A copy of 1, 2, 4 or 8 bytes aligned on both sides is one load and one store: it may be a word
+// that another PE writes or reads at the same time (p and g, a put, get, iput or iget of one
+// element), and memmove does not move a word whole (glibc's x86 memmove reads 2 bytes as a byte,
+// then the word, and keeps the byte: a word that changes in between comes back torn).
+void copy_bytes(void* dst, const void* src, size_t n) {
+  const uintptr_t misaligned = (reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & (n - 1);
+  switch (misaligned ? 0 : n) {
+    case 1:
+      copy_word<uint8_t>(dst, src);
+      break;
+    case 2:
+      copy_word<uint16_t>(dst, src);
+      break;
+    case 4:
+      copy_word<uint32_t>(dst, src);
+      break;
+    case 8:
+      copy_word<uint64_t>(dst, src);
+      break;
+    default:
+      std::memmove(dst, src, n);
+      break;
+  }
+}
+
+template <class W>
 void read_all(void* dst, const void* src, size_t bytes) {
   auto* d = static_cast<W*>(dst);
   const auto* s = static_cast<const W*>(src);
@@ -49,14 +81,14 @@ class HostMemoryTransport final : public Transport {
  public:
   const char* name() const override { return "host shared memory"; }
   Status copy(void* dst, const void* src, size_t n, Completion, void*) override {
-    std::memmove(dst, src, n);
+    copy_bytes(dst, src, n);
     return GSHMEM_SUCCESS;
   }
   Status copy_strided(void* dst, size_t dst_stride, const void* src, size_t src_stride, size_t elem, size_t count,
                       Completion, void*) override {
     auto* d = static_cast<char*>(dst);
     const auto* s = static_cast<const char*>(src);
-    for (size_t i = 0; i < count; ++i) std::memmove(d + i * dst_stride, s + i * src_stride, elem);
+    for (size_t i = 0; i < count; ++i) copy_bytes(d + i * dst_stride, s + i * src_stride, elem);
     return GSHMEM_SUCCESS;
   }
   Status atomic(void* target, const Amo& a, uint64_t* fetched, Completion, void*) override {
@@ -65,7 +97,7 @@ class HostMemoryTransport final : public Transport {
     return GSHMEM_SUCCESS;
   }
   Status store_on_stream(void* target, const void* value, size_t bytes, void*) override {
-    std::memcpy(target, value, bytes);
+    copy_bytes(target, value, bytes);
     return GSHMEM_SUCCESS;
   }
   Status read_words(void* dst, const void* src, size_t bytes, int word) override {
