@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
@@ -37,6 +38,19 @@ class Bootstrap {
   virtual void abort_job(int code, const std::string& why) = 0;
   // Leaves the job cleanly. No other call may follow.
   virtual Status finalize() = 0;
+
+  // Liveness, where the bootstrap keeps a connection to the job's root (every launcher but a job of
+  // one PE). The handler runs on a bootstrap thread when PE `rank` has ended before
+  // nvshmem_finalize, or ended the job (rank -1: the root itself can no longer be reached); `why`
+  // says how, `exit_code` is what this PE should end with. It is expected not to return.
+  using PeerGoneHandler = void (*)(int rank, int exit_code, const std::string& why);
+  virtual void set_peer_gone_handler(PeerGoneHandler handler) {}
+  // The PEs that have called nvshmem_finalize and left (asks the root; thread-safe). NOT_SUPPORTED
+  // where nobody knows.
+  virtual Status finished_pes(std::vector<int>* ranks) { return GSHMEM_ERROR_NOT_SUPPORTED; }
+  // Tells the root that this process ends with `code` without nvshmem_finalize, so that the other
+  // PEs learn how it ended. Called while the process exits; waits briefly at most.
+  virtual void announce_exit(int code) {}
 };
 
 // How the application asked to start (nvshmemx_init_attr flags).

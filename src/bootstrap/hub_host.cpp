@@ -40,4 +40,10 @@ void HubHost::finish(double timeout_s) {
   if (thread_.joinable()) thread_.join();
 }
 
+void HubHost::wait_settled(int rank, double timeout_s) {
+  if (!hub_) return;
+  Deadline d = deadline_after(timeout_s);
+  while (!hub_->settled(rank) && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 }  // namespace gshmem

@@ -25,6 +25,8 @@ class HubHost {
   const uint8_t* secret() const { return options_.secret; }
   // Waits until every PE has left (at most `timeout_s`), then stops the hub.
   void finish(double timeout_s);
+  // Waits (at most `timeout_s`) until the hub has seen PE `rank` leave or go, and told the others.
+  void wait_settled(int rank, double timeout_s);
 
  private:
   TcpHub::Options options_;

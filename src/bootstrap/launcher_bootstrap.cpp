@@ -48,6 +48,13 @@ class LauncherBootstrap final : public Bootstrap {
       tcp_->abort_job(code, why);
     }
   }
+  void set_peer_gone_handler(PeerGoneHandler handler) override { tcp_->set_peer_gone_handler(handler); }
+  Status finished_pes(std::vector<int>* ranks) override { return tcp_->finished_pes(ranks); }
+  void announce_exit(int code) override {
+    tcp_->announce_exit(code);
+    // The root dies with this process: let it tell the others first.
+    if (hub_) hub_->wait_settled(tcp_->rank(), 0.5);
+  }
   Status finalize() override {
     Status s = tcp_->finalize();
     // The root's process waits until every PE has left the root.
@@ -92,7 +99,13 @@ Status make_launcher_bootstrap(const Config& config, std::unique_ptr<Launcher> l
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   std::unique_ptr<Bootstrap> tcp;
-  GSHMEM_CHECK(connect_tcp_bootstrap(info.address, info.secret, rank, size, config.bootstrap_timeout, &tcp));
+  TcpJoin join;
+  join.root = info.address;
+  join.secret = info.secret;
+  join.rank = rank;
+  join.size = size;
+  join.root_owner = "PE 0's process, which serves it";
+  GSHMEM_CHECK(connect_tcp_bootstrap(config, join, &tcp));
   std::string name = launcher->name();
   *out = std::make_unique<LauncherBootstrap>(name, std::move(launcher), std::move(hub), std::move(tcp),
                                              config.bootstrap_timeout);

@@ -71,20 +71,107 @@ void TcpHub::run() {
     if (rc < 0 && errno != EINTR) break;
     if (stop_) break;
     if (rc > 0) {
+      if (fds[1].revents & POLLIN) {
+        char drain[64];
+        while (::read(wake_pipe_[0], drain, sizeof drain) > 0) {
+        }
+      }
       if (fds[0].revents & POLLIN) accept_one();
       // Connections accepted above are not in `fds`; they are polled next round.
       for (size_t i = 2; i < fds.size(); ++i) {
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(conns_[i - 2].get());
       }
     }
-    // Drop closed connections; a handshake that does not finish in time is closed too.
+    // A handshake that does not finish in time is closed.
     for (auto& c : conns_) {
       if (c->rank < 0 && !c->closed && Clock::now() > c->handshake_deadline) c->closed = true;
     }
-    conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const std::unique_ptr<Conn>& c) { return c->closed; }),
-                 conns_.end());
+    process_ended();
+    reap_connections();
     check_pending();
   }
+}
+
+void TcpHub::reap_connections() {
+  // Telling the others that a PE is gone may find more closed connections: repeat until none.
+  while (true) {
+    int gone = -1;
+    for (auto& c : conns_) {
+      if (c->closed && c->rank >= 0 && state_[c->rank] == PeState::kActive) {
+        gone = c->rank;
+        break;
+      }
+    }
+    if (gone < 0) break;
+    // Once one PE has gone the others follow it: only the first is worth waiting for its status.
+    std::string how = listener_ && first_gone_ < 0 ? listener_->describe_end(gone) : "";
+    mark_gone(gone, how.empty() ? log::format("PE %d closed its connection to the bootstrap root before calling "
+                                              "nvshmem_finalize: its process ended (a crash, a signal, or an exit "
+                                              "from another thread) or its host stopped answering",
+                                              gone)
+                                : log::format("PE %d %s before calling nvshmem_finalize", gone, how.c_str()));
+  }
+  conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const std::unique_ptr<Conn>& c) { return c->closed; }),
+               conns_.end());
+}
+
+void TcpHub::process_ended() {
+  std::vector<std::pair<int, std::string>> ended;
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    ended.swap(ended_);
+  }
+  for (auto& e : ended) {
+    const int r = e.first;
+    if (r < 0 || r >= static_cast<int>(state_.size())) continue;
+    if (state_[r] == PeState::kNotConnected) {
+      // It will never join: steps that wait for it fail now, not at the timeout.
+      mark_gone(r, log::format("PE %d %s without joining the job (before or in nvshmem_init)", r, e.second.c_str()));
+    } else if (state_[r] == PeState::kActive) {
+      if (Conn* c = conn_of(r)) c->closed = true;
+      mark_gone(r, log::format("PE %d %s before calling nvshmem_finalize", r, e.second.c_str()));
+    }
+  }
+}
+
+void TcpHub::set_state(int rank, PeState state) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  state_[rank] = state;
+}
+
+bool TcpHub::joined(int rank) const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return rank >= 0 && rank < static_cast<int>(state_.size()) && state_[rank] != PeState::kNotConnected;
+}
+
+bool TcpHub::finished(int rank) const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return rank >= 0 && rank < static_cast<int>(state_.size()) && state_[rank] == PeState::kFinished;
+}
+
+bool TcpHub::settled(int rank) const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return rank < 0 || rank >= static_cast<int>(state_.size()) ||
+         (state_[rank] != PeState::kActive && state_[rank] != PeState::kNotConnected);
+}
+
+void TcpHub::notify_ended(int rank, const std::string& how) {
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    ended_.emplace_back(rank, how);
+  }
+  if (wake_pipe_[1] >= 0) {
+    char c = 1;
+    (void)!write(wake_pipe_[1], &c, 1);
+  }
+}
+
+void TcpHub::send_left_list(Conn* c, uint64_t seq) {
+  std::vector<int32_t> left;
+  for (size_t r = 0; r < state_.size(); ++r) {
+    if (state_[r] == PeState::kFinished) left.push_back(static_cast<int32_t>(r));
+  }
+  send_msg(c, MsgType::kLeftList, seq, 0, left.data(), left.size() * sizeof(int32_t));
 }
 
 void TcpHub::accept_one() {
@@ -98,6 +185,7 @@ void TcpHub::accept_one() {
   }
   if (pending >= tcp::kMaxPendingHandshakes) return;  // closes `fd`
   auto c = std::make_unique<Conn>();
+  tcp_set_liveness(fd.get(), options_.peer_timeout_s);
   c->fd = std::move(fd);
   c->handshake_deadline = deadline_after(30);
   if (random_bytes(c->nonce, sizeof c->nonce) != GSHMEM_SUCCESS) return;
@@ -130,9 +218,15 @@ void TcpHub::read_from(Conn* c) {
     const bool unauthenticated = c->rank < 0;
     if (h.magic != tcp::kMagic || h.version != tcp::kVersion || h.len > tcp::kMaxPayload ||
         (unauthenticated && (static_cast<MsgType>(h.type) != MsgType::kAuth || h.len != sizeof(tcp::AuthBody)))) {
-      GSHMEM_WARN(kBootstrap, "dropping a bootstrap connection that does not speak the gshmem protocol");
+      uint64_t left_out = 0;
+      if (c->rank >= 0 || stranger_log_.allow(&left_out)) {
+        GSHMEM_WARN(kBootstrap, "dropping a bootstrap connection that does not speak the gshmem protocol%s",
+                    left_out ? log::format(" (and %llu more since the last such message)",
+                                           static_cast<unsigned long long>(left_out))
+                                   .c_str()
+                             : "");
+      }
       c->closed = true;
-      if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
       return;
     }
     if (c->in.size() - off - sizeof h < h.len) break;
@@ -143,20 +237,17 @@ void TcpHub::read_from(Conn* c) {
     if (c->closed) return;
   }
   c->in.erase(c->in.begin(), c->in.begin() + static_cast<long>(off));
-  if (eof && !c->closed) {
-    c->closed = true;
-    if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
-  }
+  // A PE that is still active when its closed connection is dropped is gone (reap_connections).
+  if (eof) c->closed = true;
 }
 
-void TcpHub::send_msg(Conn* c, MsgType type, uint64_t seq, int32_t arg, const void* data, size_t n) {
+void TcpHub::send_msg(Conn* c, MsgType type, uint64_t seq, int32_t arg, const void* data, size_t n, uint32_t op) {
   if (c->closed) return;
-  MsgHeader h{tcp::kMagic, static_cast<uint16_t>(type), tcp::kVersion, seq, n, 0, arg};
+  MsgHeader h{tcp::kMagic, static_cast<uint16_t>(type), tcp::kVersion, seq, n, op, arg};
   Deadline d = deadline_after(30);
   if (send_all(c->fd.get(), &h, sizeof h, d) != GSHMEM_SUCCESS ||
       (n && send_all(c->fd.get(), data, n, d) != GSHMEM_SUCCESS)) {
     c->closed = true;
-    if (c->rank >= 0 && state_[c->rank] == PeState::kActive) mark_gone(c->rank);
   }
 }
 
@@ -176,20 +267,35 @@ void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
       break;
     case MsgType::kAbort: {
       std::string why(payload.begin(), payload.end());
+      job_ending_ = true;
       if (listener_) {
         listener_->on_abort(c->rank, h.arg, why);
       } else {
-        // No launcher to end the job (a unique-ID job): every step from now on fails, naming it.
+        // No launcher to end the job (a unique-ID job): every step from now on fails, naming it, and
+        // every other PE is told to end with the same code.
         std::string text = log::format("PE %d ended the job with exit code %d (%s)", c->rank, h.arg, why.c_str());
         for (auto it = pending_.begin(); it != pending_.end(); it = pending_.erase(it)) {
           fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, text);
         }
         job_failure_ = text;
+        for (auto& other : conns_) {
+          if (other->rank >= 0 && other->rank != c->rank && state_[other->rank] == PeState::kActive) {
+            send_msg(other.get(), MsgType::kGone, 0, static_cast<int32_t>(c->rank), text.data(), text.size(),
+                     static_cast<uint32_t>(h.arg));
+          }
+        }
       }
       break;
     }
+    case MsgType::kExiting:
+      c->closed = true;
+      mark_gone(c->rank, log::format("PE %d exited with code %d before calling nvshmem_finalize", c->rank, h.arg));
+      break;
+    case MsgType::kQueryLeft:
+      send_left_list(c, h.seq);
+      break;
     case MsgType::kFin:
-      state_[c->rank] = PeState::kFinished;
+      set_state(c->rank, PeState::kFinished);
       ++left_;
       c->closed = true;
       // Steps that still wait for this PE can never complete.
@@ -219,6 +325,7 @@ void TcpHub::handle_auth(Conn* c, const std::vector<uint8_t>& payload) {
     if (authentic && options_.size == 0 && a.size >= 1) {
       // A unique-ID job: the first authenticated PE tells the size.
       options_.size = a.size;
+      std::lock_guard<std::mutex> lock(state_mu_);
       state_.assign(static_cast<size_t>(a.size), PeState::kNotConnected);
       size_known_ = a.size;
     }
@@ -238,13 +345,20 @@ void TcpHub::handle_auth(Conn* c, const std::vector<uint8_t>& payload) {
     }
   }
   if (!reject.empty()) {
-    GSHMEM_WARN(kBootstrap, "bootstrap root refused a process claiming PE %d: %s", a.rank, reject.c_str());
+    uint64_t left_out = 0;
+    if (refused_log_.allow(&left_out)) {
+      GSHMEM_WARN(kBootstrap, "bootstrap root refused a process claiming PE %d: %s%s", a.rank, reject.c_str(),
+                  left_out ? log::format(" (and %llu more refusals since the last such message)",
+                                         static_cast<unsigned long long>(left_out))
+                                 .c_str()
+                           : "");
+    }
     send_msg(c, MsgType::kReject, 0, 0, reject.data(), reject.size());
     c->closed = true;
     return;
   }
   c->rank = a.rank;
-  state_[a.rank] = PeState::kActive;
+  set_state(a.rank, PeState::kActive);
   uint64_t mac = tcp::hub_mac(options_.secret, c->nonce, a.rank);
   send_msg(c, MsgType::kWelcome, 0, 0, &mac, sizeof mac);
 }
@@ -400,9 +514,21 @@ void TcpHub::check_pending() {
   }
 }
 
-void TcpHub::mark_gone(int rank) {
-  state_[rank] = PeState::kGone;
+void TcpHub::mark_gone(int rank, const std::string& why) {
+  if (state_[rank] == PeState::kGone || state_[rank] == PeState::kFinished) return;
+  set_state(rank, PeState::kGone);
   ++left_;
+  int none = -1;
+  first_gone_.compare_exchange_strong(none, rank);
+  GSHMEM_INFO(kBootstrap, "%s", why.c_str());
+  // After a PE ended the job on purpose the launcher stops the rest; no need to tell them.
+  if (!(job_ending_ && listener_)) {
+    for (auto& c : conns_) {
+      if (c->rank >= 0 && c->rank != rank && !c->closed && state_[c->rank] == PeState::kActive) {
+        send_msg(c.get(), MsgType::kGone, 0, static_cast<int32_t>(rank), why.data(), why.size(), 1);
+      }
+    }
+  }
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (!it->second.contributions.count(rank)) {
       fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));

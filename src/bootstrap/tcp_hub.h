@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bootstrap/tcp_protocol.h"
+#include "util/log.h"
 #include "util/socket.h"
 
 namespace gshmem {
@@ -24,7 +25,8 @@ class TcpHub {
   struct Options {
     int size = 0;  // 0: learned from the first PE that joins (unique-ID jobs)
     uint8_t secret[16] = {};
-    double timeout_s = 120;  // a collective may wait this long for the last PE
+    double timeout_s = 120;      // a collective may wait this long for the last PE
+    double peer_timeout_s = 3;  // a PE's host that stops answering counts as gone after this
   };
 
   // Receives events from the hub thread.
@@ -33,6 +35,10 @@ class TcpHub {
     virtual ~Listener() = default;
     // A PE asked to end the job (nvshmem_global_exit or a fatal error).
     virtual void on_abort(int rank, int code, const std::string& why) = 0;
+    // PE `rank` closed its connection before nvshmem_finalize: how it ended, as "exited with code
+    // 0" or "was killed by signal 9 (Killed)", when the listener can tell (it may wait briefly for
+    // the process's status); "" otherwise.
+    virtual std::string describe_end(int rank) { return ""; }
   };
 
   TcpHub(Fd listen_fd, const Options& options, Listener* listener);
@@ -44,6 +50,16 @@ class TcpHub {
   void stop();
   // Whether the job size is known and every PE has left (finalized or disconnected). Thread-safe.
   bool all_left() const { return size_known_ && left_ == size_known_; }
+  // Thread-safe questions about PE `rank`: whether it has joined the job (now or before), finalized,
+  // or is settled (finalized, gone or never to come: not connected now and not to be waited for).
+  bool joined(int rank) const;
+  bool finished(int rank) const;
+  bool settled(int rank) const;
+  // The first PE that went before nvshmem_finalize, or -1.
+  int first_gone() const { return first_gone_; }
+  // Tells the hub that PE `rank`'s process has ended (`how`: "exited with code 1"); a PE that had not
+  // joined yet is then never waited for. Thread-safe.
+  void notify_ended(int rank, const std::string& how);
 
  private:
   enum class PeState { kNotConnected, kActive, kFinished, kGone };
@@ -70,9 +86,16 @@ class TcpHub {
   void complete(uint64_t seq, Pending& p);
   void fail(uint64_t seq, Pending& p, Status status, const std::string& why);
   void check_pending();
-  void mark_gone(int rank);
+  // PE `rank` has ended before nvshmem_finalize (`why` says how): steps that wait for it fail, and
+  // every PE still in the job is told.
+  void mark_gone(int rank, const std::string& why);
+  void set_state(int rank, PeState state);
+  // Closed connections of PEs still active are PEs gone; drops closed connections.
+  void reap_connections();
+  void process_ended();
+  void send_left_list(Conn* c, uint64_t seq);
   std::string describe_missing(const Pending& p, uint64_t seq, bool timed_out) const;
-  void send_msg(Conn* c, tcp::MsgType type, uint64_t seq, int32_t arg, const void* data, size_t n);
+  void send_msg(Conn* c, tcp::MsgType type, uint64_t seq, int32_t arg, const void* data, size_t n, uint32_t op = 0);
   Conn* conn_of(int rank);
 
   Fd listen_fd_;
@@ -86,6 +109,12 @@ class TcpHub {
   std::atomic<bool> stop_{false};
   std::atomic<int> size_known_{0};  // the job size once known
   std::atomic<int> left_{0};        // PEs finished or gone
+  std::atomic<int> first_gone_{-1};
+  bool job_ending_ = false;  // a PE ended the job (kAbort); the listener stops the rest
+  mutable std::mutex state_mu_;  // guards state_ for readers of other threads (the hub thread writes)
+  std::vector<std::pair<int, std::string>> ended_;  // from notify_ended, under state_mu_
+  log::RateLimit refused_log_;
+  log::RateLimit stranger_log_;
   int wake_pipe_[2] = {-1, -1};
 };
 

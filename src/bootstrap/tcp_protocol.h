@@ -7,6 +7,13 @@
 //
 // After that each collective is one Collective message from every PE (seq counts from 1 on
 // every PE) and one Result from the hub once every PE has sent it, or Error with a reason.
+//
+// Liveness: the hub sends Gone to every PE still in the job when a PE's connection closes before
+// its Fin (or the PE announced with Exiting that it ends without nvshmem_finalize), and when a PE
+// ends the job without a launcher to do it. A PE reads its connection from a thread of its own, so
+// it learns this whatever it is doing. QueryLeft asks which PEs have already finalized (a PE that
+// waits in a barrier for one of them waits forever); its answer carries the query's seq, which
+// counts from 2^63 so that it never meets a collective's.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +22,14 @@ namespace gshmem {
 namespace tcp {
 
 constexpr uint32_t kMagic = 0x42485347;  // "GSHB"
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
 // Largest payload after authentication (bootstrap exchanges are small; alltoall of a large job is
 // the biggest), and before it: only an Auth message, whose size is fixed.
 constexpr uint64_t kMaxPayload = 256ull << 20;
 // At most this many connections may be waiting to authenticate; more are closed at once.
 constexpr int kMaxPendingHandshakes = 1024;
+// First seq of QueryLeft messages.
+constexpr uint64_t kQuerySeqBase = 1ull << 63;
 
 enum class MsgType : uint16_t {
   kHello = 1,       // hub -> PE: payload = 16-byte nonce
@@ -32,6 +41,10 @@ enum class MsgType : uint16_t {
   kError = 7,       // hub -> PE: arg = gshmem status; payload = reason text
   kAbort = 8,       // PE -> hub: arg = exit code; payload = reason text
   kFin = 9,         // PE -> hub: leaving cleanly
+  kExiting = 10,    // PE -> hub: arg = exit code; the process ends without nvshmem_finalize
+  kGone = 11,       // hub -> PE: arg = the rank that is gone, op = exit code for the receiver; payload = why
+  kQueryLeft = 12,  // PE -> hub: seq; which PEs have finalized and left
+  kLeftList = 13,   // hub -> PE: seq; payload = int32 ranks that have finalized
 };
 
 enum class CollOp : uint32_t { kAllgather = 1, kAlltoall = 2, kBarrier = 3, kBroadcast = 4 };
@@ -56,8 +69,8 @@ struct MsgHeader {
   uint16_t version;
   uint64_t seq;
   uint64_t len;  // payload bytes that follow
-  uint32_t op;   // CollOp for kCollective
-  int32_t arg;   // kCollective: broadcast root; kError: status; kAbort: exit code
+  uint32_t op;   // CollOp for kCollective; kGone: the exit code the receiver ends with
+  int32_t arg;   // kCollective: broadcast root; kError: status; kAbort, kExiting: exit code; kGone: rank
 };
 static_assert(sizeof(MsgHeader) == 32, "MsgHeader is 32 bytes on the wire");
 

@@ -77,7 +77,7 @@ class CudaGpuResources final : public GpuResources {
  public:
   ~CudaGpuResources() override { destroy(); }
 
-  Status barrier(void* stream) override {
+  Status barrier(void* stream, const WaitWatch::Options* watch_options) override {
     CUstream s = static_cast<CUstream>(stream ? stream : internal_stream_);
     if (!stream) {
       // The host barrier orders after the work the program queued on the legacy default stream
@@ -90,47 +90,59 @@ class CudaGpuResources final : public GpuResources {
     if (stream) return GSHMEM_SUCCESS;
     // Wait for the kernel (which ends within microseconds once every PE has arrived); if it takes
     // long, say which PEs have not arrived.
-    auto start = Clock::now();
-    double next_warn = wait_warn_;
+    const char* api = watch_options ? watch_options->api : "nvshmem_barrier_all";
+    CUresult rc = CUDA_SUCCESS;
+    auto done = [&] {
+      rc = cu().cuStreamQuery(internal_stream_);
+      return rc != CUDA_ERROR_NOT_READY;
+    };
+    WaitWatch watch(
+        watch_options ? *watch_options : WaitWatch::Options{}, [&] { return " " + missing_text(nullptr); },
+        [&](const std::vector<int>& left) -> std::string {
+          // A PE that arrived and then left has written its flag already: give the kernel a moment
+          // to see it.
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          if (done()) return "";
+          std::string who = missing_text(&left);
+          return who.empty() ? "" : "it waits " + who + ", which have already called nvshmem_finalize and left the "
+                                        "job: they made fewer barriers than this PE (a skipped nvshmem_barrier_all "
+                                        "or nvshmem_sync_all, or an early return on some path)";
+        });
     HostBackoff backoff;
-    while (true) {
-      CUresult rc = cu().cuStreamQuery(internal_stream_);
-      if (rc == CUDA_SUCCESS) return GSHMEM_SUCCESS;
-      if (rc != CUDA_ERROR_NOT_READY) {
-        GSHMEM_ERROR("nvshmem_barrier_all: %s", cuda_error("the barrier kernel", rc).c_str());
-        return GSHMEM_ERROR_CUDA;
-      }
-      if (!backoff.pause()) continue;
-      double waited = std::chrono::duration<double>(Clock::now() - start).count();
-      if (wait_warn_ > 0 && waited >= next_warn) {
-        next_warn += wait_warn_;
-        report_missing(waited);
-      }
+    while (!done()) {
+      if (backoff.pause()) watch.check();
     }
+    if (rc == CUDA_SUCCESS) return GSHMEM_SUCCESS;
+    GSHMEM_ERROR("%s: %s", api, cuda_error("the barrier kernel", rc).c_str());
+    return GSHMEM_ERROR_CUDA;
   }
 
   // Reads this PE's barrier flags and sequence (on a stream of its own, which waits neither for the
   // internal stream nor for the default stream) and names the PEs that have not reached the current
-  // barrier.
-  void report_missing(double waited) {
+  // barrier: "in barrier 7 for PEs 2 (at barrier 6)"; only those in `among` when given ("" if none).
+  std::string missing_text(const std::vector<int>* among) {
     std::vector<uint64_t> flags(static_cast<size_t>(npes_));
     uint64_t seq = 0;
     if (cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(flags.data()), reinterpret_cast<CUdeviceptr>(flags_),
                            flags.size() * 8, watch_stream_) != CUDA_SUCCESS ||
         cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(&seq), barrier_seq_, 8, watch_stream_) != CUDA_SUCCESS ||
         cu().cuStreamSynchronize(watch_stream_) != CUDA_SUCCESS) {
-      return;
+      return among ? "" : "for the barrier kernel (its flags could not be read)";
     }
     std::string missing;
     for (int pe = 0; pe < npes_; ++pe) {
+      if (among && std::find(among->begin(), among->end(), pe) == among->end()) continue;
       if (pe != mype_ && flags[pe] < seq)
         missing += log::format("%s%d (at barrier %llu)", missing.empty() ? "" : ", ", pe,
                                static_cast<unsigned long long>(flags[pe]));
     }
-    GSHMEM_WARN(kColl, "nvshmem_barrier_all has waited %.0f s in barrier %llu for PEs %s (GSHMEM_WAIT_WARN)", waited,
-                static_cast<unsigned long long>(seq),
-                missing.empty() ? "(none: it waits for work queued before it on the default stream, or is finishing)"
-                                : missing.c_str());
+    if (missing.empty()) {
+      return among ? ""
+                   : log::format("in barrier %llu (for no PE: it waits for work queued before it on the default "
+                                 "stream, or is finishing)",
+                                 static_cast<unsigned long long>(seq));
+    }
+    return log::format("in barrier %llu for PEs %s", static_cast<unsigned long long>(seq), missing.c_str());
   }
 
   Status quiet() override { return proxy_ ? proxy_->flush() : GSHMEM_SUCCESS; }
@@ -214,7 +226,6 @@ class CudaGpuResources final : public GpuResources {
   uint64_t* flags_ = nullptr;
   int mype_ = 0;
   int npes_ = 0;
-  double wait_warn_ = 0;
   GpuSharing sharing_ = GpuSharing::kOwn;
 };
 
@@ -453,7 +464,6 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   res->flags_ = rt.barrier_flags_;
   res->mype_ = boot.rank();
   res->npes_ = n;
-  res->wait_warn_ = rt.config_.wait_warn;
   publish_device_state(st);
   res->start_exit_watcher(&rt);
 

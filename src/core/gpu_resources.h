@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "core/wait_watch.h"
 #include "util/status.h"
 
 namespace gshmem {
@@ -21,8 +22,9 @@ enum class GpuSharing {
 class GpuResources {
  public:
   virtual ~GpuResources() = default;
-  // Runs the all-PE barrier kernel on `stream` (nullptr: the internal stream, then waits for it).
-  virtual Status barrier(void* stream) = 0;
+  // Runs the all-PE barrier kernel on `stream`; with nullptr on the internal stream, then waits for
+  // it, checking as `watch` says (warning, timeout, PEs that have left).
+  virtual Status barrier(void* stream, const WaitWatch::Options* watch) = 0;
   // Completes every copy that kernels handed to the copy engines before the call (host quiet).
   virtual Status quiet() = 0;
   // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 
+#include "core/activity.h"
 #include "core/runtime.h"
 #include "gshmem/compat/nvshmem_types.h"
 #include "gshmem/detail/compare.h"
@@ -84,6 +85,16 @@ void Runtime::check_pe(int pe, const char* api) const {
   }
 }
 
+void Runtime::check_local_buffer(const void* p, size_t bytes, const char* what, const char* api) const {
+  // Memory outside the heap's address space is the program's own, not ours to check; inside it,
+  // only what is mapped can be read or written.
+  if (!heap_.in_reservation(p) || heap_.in_mapped_window(p, bytes)) return;
+  log::fatal(
+      "%s: the local %s %p (%zu bytes) lies in the symmetric heap's address space but runs past its mapped part "
+      "(this PE's heap is [%p, %p)); a local buffer in the heap must lie inside memory from nvshmem_malloc",
+      api, what, p, bytes, static_cast<void*>(heap_.base()), static_cast<void*>(heap_.base() + heap_.mapped()));
+}
+
 char* Runtime::remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const {
   check_pe(pe, api);
   if (!heap_.contains(sym, bytes)) {
@@ -147,6 +158,16 @@ void Runtime::rma_strided(bool put, void* dest, const void* source, ptrdiff_t ds
   }
   const void* sym = put ? static_cast<const void*>(dest) : source;
   char* remote = remote_address(sym, extent, pe, put ? "destination" : "source", api);
+  const ptrdiff_t local_stride = put ? sst : dst;
+  size_t local_extent = 0;
+  if (__builtin_mul_overflow(nelems - 1, static_cast<size_t>(local_stride), &local_extent) ||
+      __builtin_add_overflow(local_extent, size_t{1}, &local_extent) ||
+      __builtin_mul_overflow(local_extent, elem, &local_extent)) {
+    log::fatal("%s: %zu elements of %zu bytes with a %s stride of %td elements span more than the address space", api,
+               nelems, elem, put ? "source" : "destination", local_stride);
+  }
+  check_local_buffer(put ? source : static_cast<const void*>(dest), local_extent, put ? "source" : "destination",
+                     api);
   Status s = put ? transport_->copy_strided(remote, dst * elem, source, sst * elem, elem, nelems, completion, stream)
                  : transport_->copy_strided(dest, dst * elem, remote, sst * elem, elem, nelems, completion, stream);
   if (!ok(s)) log::fatal("%s: the strided copy of %zu elements %s PE %d failed", api, nelems, put ? "to" : "from", pe);
@@ -193,6 +214,7 @@ void Runtime::put_signal(void* dest, const void* source, size_t bytes, uint64_t*
   // once, for the signal.
   const Completion copy_completion = completion == Completion::kBlocking ? Completion::kNbi : completion;
   Amo amo{sig_op == NVSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
+  if (bytes > 0) check_local_buffer(source, bytes, "source", api);
   if (bytes > 0 && !ok(transport_->copy(remote, source, bytes, copy_completion, stream))) {
     log::fatal("%s: the copy of %zu bytes to PE %d failed", api, bytes, pe);
   }
@@ -278,9 +300,17 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
 
   const size_t start = c.what == WaitFor::kAny ? any_start_++ % c.n : 0;
   std::vector<uint64_t> snapshot((total + 7) / 8);
-  const double warn_after = config_.wait_warn;
-  double next_warn = warn_after;
-  const auto began = Clock::now();
+  activity::Scope doing(api, "a wait on this PE's symmetric address 0x%llx",
+                        static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.ivars)));
+  WaitWatch watch(
+      wait_watch_options(api), [&] { return ": " + describe_wait(c, snapshot); },
+      [&](const std::vector<int>& left) -> std::string {
+        // Only another PE can satisfy a wait (or another thread of this one, which NVSHMEM's
+        // threading levels do not let wait and write at once).
+        if (static_cast<int>(left.size()) < n_pes() - 1) return "";
+        return "every other PE has called nvshmem_finalize and left the job, so nothing can satisfy its wait: " +
+               describe_wait(c, snapshot);
+      });
   HostBackoff backoff;
   while (true) {
     if (!ok(transport_->read_words(snapshot.data(), c.ivars, total, bytes))) {
@@ -290,14 +320,7 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
     const bool done = c.what == WaitFor::kAny ? r != SIZE_MAX : r != 0;
     if (done && c.observed) *c.observed = element(snapshot.data(), 0, bytes);
     if (done || !c.block) return r;
-    if (backoff.pause() && warn_after > 0 && (backoff.polls() & 255) == 0) {
-      double waited = std::chrono::duration<double>(Clock::now() - began).count();
-      if (waited >= next_warn) {
-        GSHMEM_WARN(kColl, "%s: PE %d has waited %.0f s: %s (GSHMEM_WAIT_WARN)", api, my_pe(), waited,
-                    describe_wait(c, snapshot).c_str());
-        next_warn += warn_after;
-      }
-    }
+    if (backoff.pause()) watch.check();
   }
 }
 

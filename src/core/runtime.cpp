@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "bootstrap/uniqueid.h"
+#include "core/activity.h"
 #include "core/gpu_resources.h"
 #include "core/module_registry.h"
 #include "gshmem/compat/nvshmem_types.h"
@@ -68,6 +69,20 @@ std::string pe_list(const std::vector<int>& pes) {
   return s;
 }
 
+// The bootstrap's reader thread calls this when a PE is gone: this PE can never complete what it
+// waits for, and ends now, saying why and what it was doing.
+void end_for_peer(int rank, int exit_code, const std::string& why) {
+  Runtime& rt = Runtime::instance();
+  const bool gpu = rt.backend() == Backend::kGpu;
+  GSHMEM_ERROR("%s: the job cannot go on. This PE was %s; it ends now with exit code %d%s", why.c_str(),
+               activity::describe().c_str(), exit_code, gpu ? " (its kernels on the GPU end with it)" : "");
+  std::fflush(nullptr);
+  std::_Exit(exit_code);
+}
+
+// Runs when the process exits (exit() or a return from main) with the status it exits with.
+void on_process_exit(int status, void*) { Runtime::instance().announce_exit(status); }
+
 }  // namespace
 
 Runtime& Runtime::instance() {
@@ -103,8 +118,14 @@ Status Runtime::init(const InitOptions& options, const char* api) {
                  static_cast<int>(getpid()), static_cast<long long>(config_.debug_attach_delay));
     sleep(static_cast<unsigned>(config_.debug_attach_delay));
   }
+  activity::Scope doing(api);
   GSHMEM_CHECK(create_bootstrap(config_, options_.bootstrap, &boot_));
   log::set_pe(boot_->rank());
+  // From here on a PE that ends before nvshmem_finalize ends this one too, and this one's end is
+  // told to the others.
+  boot_->set_peer_gone_handler(&end_for_peer);
+  static bool exit_hook = false;
+  if (!exit_hook) exit_hook = on_exit(&on_process_exit, nullptr) == 0;
   Status s = exchange_host_identity();
   if (ok(s)) s = choose_backend();
   if (!ok(s)) {
@@ -120,7 +141,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
   }
   if (boot_->rank() == 0 && config_.info) {
     for (const ConfigEntry& e : describe_config_from_environment(config_)) {
-      if (e.category == ConfigCategory::Hidden) continue;
+      if (e.category != ConfigCategory::Public) continue;
       std::fprintf(stderr, "  %-30s %-12s %s\n", e.name, e.current.c_str(), e.help);
     }
   }
@@ -325,6 +346,7 @@ Status Runtime::check_symmetric(const char* api, uint64_t a, uint64_t b,
 Status Runtime::allocate(size_t size, size_t align, bool zero, void** out, const char* api) {
   *out = nullptr;
   if (state_ == kNotInitialized) not_ready(api);
+  activity::Scope doing(api, "a collective step with every PE");
   GSHMEM_CHECK(ensure_bound(api));
   std::lock_guard<std::mutex> lock(heap_mu_);
   GSHMEM_CHECK(check_symmetric(api, size, align, [](uint64_t sz, uint64_t al) {
@@ -341,7 +363,7 @@ Status Runtime::allocate(size_t size, size_t align, bool zero, void** out, const
   if (zero) GSHMEM_CHECK(heap_.provider().zero(heap_.base() + off, size));
   GSHMEM_TRACE(kMem, "%s(%zu) -> offset %llu", api, size, static_cast<unsigned long long>(off));
   // Every PE has its block before anyone writes into a peer's.
-  GSHMEM_CHECK(host_barrier());
+  GSHMEM_CHECK(host_barrier(api));
   *out = heap_.base() + off;
   return GSHMEM_SUCCESS;
 }
@@ -349,9 +371,10 @@ Status Runtime::allocate(size_t size, size_t align, bool zero, void** out, const
 Status Runtime::release(void* p, const char* api) {
   if (!p) return GSHMEM_SUCCESS;
   if (state_ == kNotInitialized) not_ready(api);
+  activity::Scope doing(api, "a collective step with every PE");
   GSHMEM_CHECK(ensure_bound(api));
   // No PE may still use the block when it is freed.
-  GSHMEM_CHECK(host_barrier());
+  GSHMEM_CHECK(host_barrier(api));
   std::lock_guard<std::mutex> lock(heap_mu_);
   const uint64_t kOutside = ~0ull;
   const bool inside = heap_.contains(p, 1);
@@ -404,6 +427,7 @@ void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe
   }
   const void* sym = put ? static_cast<const void*>(dest) : source;
   char* remote = remote_address(sym, bytes, pe, put ? "destination" : "source", api);
+  check_local_buffer(put ? source : static_cast<const void*>(dest), bytes, put ? "source" : "destination", api);
   Status s = put ? transport_->copy(remote, source, bytes, completion, stream)
                  : transport_->copy(dest, remote, bytes, completion, stream);
   if (!ok(s)) log::fatal("%s: the copy of %zu bytes %s PE %d failed", api, bytes, put ? "to" : "from", pe);
@@ -421,13 +445,21 @@ void Runtime::quiet_on_stream(void* stream, const char* api) {
   if (gpu_ && !ok(gpu_->quiet_on_stream(stream))) log::fatal("%s failed", api);
 }
 
-Status Runtime::host_barrier() {
+Status Runtime::host_barrier(const char* api) {
   GSHMEM_CHECK(transport_->quiet());
-  if (backend_ == Backend::kGpu) return gpu_->barrier(nullptr);
-  if (!all_mapped_) return boot_->barrier();
+  if (backend_ == Backend::kGpu) {
+    activity::Scope doing(api, "the barrier of NVSHMEM_TEAM_WORLD");
+    const WaitWatch::Options watch = wait_watch_options(api);
+    return gpu_->barrier(nullptr, &watch);
+  }
+  if (!all_mapped_) {
+    activity::Scope doing(api, "a barrier through the bootstrap");
+    return boot_->barrier();
+  }
   // CPU backend: the same flag algorithm as the device barrier, on host shared memory.
   const int me = my_pe();
   const uint64_t seq = ++host_barrier_seq_;
+  activity::Scope doing(api, "barrier %llu of NVSHMEM_TEAM_WORLD", seq);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const uint64_t flags_off = static_cast<uint64_t>(reinterpret_cast<char*>(barrier_flags_) - heap_.base());
   for (int pe = 0; pe < n_pes(); ++pe) {
@@ -435,47 +467,65 @@ Status Runtime::host_barrier() {
     auto* slot = reinterpret_cast<uint64_t*>(heap_.peer_base(pe) + flags_off) + me;
     __atomic_store_n(slot, seq, __ATOMIC_RELEASE);
   }
-  const double warn_after = config_.wait_warn;
   for (int pe = 0; pe < n_pes(); ++pe) {
     if (pe == me) continue;
     uint64_t* flag = barrier_flags_ + pe;
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) continue;
-    auto start = Clock::now();
-    double next_warn = warn_after;
+    auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
+    WaitWatch watch(
+        wait_watch_options(api),
+        [&] {
+          return log::format(" for PE %d to arrive (it reached barrier %llu, this is barrier %llu)", pe, reached(),
+                             static_cast<unsigned long long>(seq));
+        },
+        [&](const std::vector<int>& left) -> std::string {
+          if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
+          return log::format(
+              "it waits in barrier %llu for PE %d, which has already called nvshmem_finalize and left the job after "
+              "barrier %llu: PE %d made fewer barriers than this PE (a skipped nvshmem_barrier_all or "
+              "nvshmem_sync_all, or an early return on some path)",
+              static_cast<unsigned long long>(seq), pe, reached(), pe);
+        });
     HostBackoff backoff;
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq) {
-      if (backoff.pause() && warn_after > 0 && (backoff.polls() & 1023) == 0) {
-        double waited = std::chrono::duration<double>(Clock::now() - start).count();
-        if (waited >= next_warn) {
-          GSHMEM_WARN(kColl,
-                      "nvshmem_barrier_all: PE %d has waited %.0f s for PE %d to arrive (it reached barrier %llu, "
-                      "this is barrier %llu)",
-                      me, waited, pe, static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_RELAXED)),
-                      static_cast<unsigned long long>(seq));
-          next_warn += warn_after;
-        }
-      }
+      if (backoff.pause()) watch.check();
     }
   }
   return GSHMEM_SUCCESS;
 }
 
+WaitWatch::Options Runtime::wait_watch_options(const char* api) const {
+  WaitWatch::Options o;
+  o.api = api;
+  o.my_pe = my_pe();
+  o.n_pes = n_pes();
+  o.warn_s = config_.wait_warn;
+  o.timeout_s = config_.wait_timeout;
+  o.boot = boot_.get();
+  return o;
+}
+
 void Runtime::barrier_all(const char* api) {
   if (state_ == kNotInitialized) not_ready(api);
-  if (!ok(ensure_bound(api)) || !ok(host_barrier())) log::fatal("%s failed", api);
+  if (!ok(ensure_bound(api)) || !ok(host_barrier(api))) log::fatal("%s failed", api);
 }
 
 void Runtime::barrier_all_on_stream(void* stream, const char* api) {
   if (state_ == kNotInitialized) not_ready(api);
   if (!ok(ensure_bound(api))) log::fatal("%s failed", api);
   if (backend_ == Backend::kCpu) {
-    if (!ok(host_barrier())) log::fatal("%s failed", api);
+    if (!ok(host_barrier(api))) log::fatal("%s failed", api);
     return;
   }
-  if (!ok(transport_->quiet_on_stream(stream)) || !ok(gpu_->barrier(stream))) log::fatal("%s failed", api);
+  if (!ok(transport_->quiet_on_stream(stream)) || !ok(gpu_->barrier(stream, nullptr))) log::fatal("%s failed", api);
+}
+
+void Runtime::announce_exit(int status) {
+  if (boot_ && !ending_job_) boot_->announce_exit(status);
 }
 
 void Runtime::global_exit(int code) {
+  ending_job_ = true;
   if (boot_) boot_->abort_job(code, "nvshmem_global_exit");
   std::fflush(nullptr);
   std::_Exit(code);
@@ -483,13 +533,18 @@ void Runtime::global_exit(int code) {
 
 Status Runtime::finalize(const char* api) {
   if (state_ == kNotInitialized) {
-    GSHMEM_WARN(kInit, "%s called without nvshmem_init", api);
+    if (finalized_) {
+      GSHMEM_WARN(kInit, "%s: nvshmem_finalize was already called in this process; this call does nothing", api);
+    } else {
+      GSHMEM_WARN(kInit, "%s called without nvshmem_init", api);
+    }
     return GSHMEM_SUCCESS;
   }
+  activity::Scope doing(api);
   Status s = GSHMEM_SUCCESS;
   if (state_ == kInitialized) {
     // Nobody may still access a heap that is about to be unmapped.
-    s = host_barrier();
+    s = host_barrier(api);
     if (gpu_) {
       withdraw_device_state();
       gpu_->synchronize();

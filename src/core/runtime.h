@@ -17,6 +17,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/gpu_resources.h"
+#include "core/wait_watch.h"
 #include "gshmem/detail/device_state.h"
 #include "heap/symmetric_heap.h"
 #include "transport/transport.h"
@@ -119,6 +120,9 @@ class Runtime {
   void sync_all(const char* api) { barrier_all(api); }
   void sync_all_on_stream(void* stream, const char* api) { barrier_all_on_stream(stream, api); }
   [[noreturn]] void global_exit(int code);
+  // The process exits with `status` (exit() or a return from main): if it had not finalized, the
+  // other PEs learn how it ended (and end too).
+  void announce_exit(int status);
 
  private:
   Runtime() = default;
@@ -128,7 +132,8 @@ class Runtime {
   Status setup_heap(std::unique_ptr<MemoryProvider> provider);
   Status setup_cpu();
   Status bind_gpu(const char* api);
-  Status host_barrier();
+  Status host_barrier(const char* api);
+  WaitWatch::Options wait_watch_options(const char* api) const;
   Status check_symmetric(const char* api, uint64_t a, uint64_t b,
                          const std::function<std::string(uint64_t, uint64_t)>& describe);
   [[noreturn]] void not_ready(const char* api) const;
@@ -139,6 +144,9 @@ class Runtime {
   char* remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;
   // Checks that [p, p + bytes) is in this PE's heap and aligned to `align`; ends the job otherwise.
   void check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const;
+  // Checks the local side of a copy: memory of the program's own passes; a buffer in the heap's
+  // address space must lie inside a mapped part of it. Ends the job otherwise.
+  void check_local_buffer(const void* p, size_t bytes, const char* what, const char* api) const;
   void check_signal_op(int sig_op, const char* api) const;
   void check_comparison(int cmp, const char* api) const;
   // The bytes of a wait's ivars; a count whose ivars or status array overflow 64 bits ends the job.
@@ -153,6 +161,7 @@ class Runtime {
   std::unique_ptr<Bootstrap> boot_;
   int state_ = kNotInitialized;
   bool finalized_ = false;
+  bool ending_job_ = false;  // nvshmem_global_exit: the launcher ends every PE
   Backend backend_ = Backend::kCpu;
   std::string backend_reason_;
   uint64_t job_key_ = 0;              // names the node's descriptor sockets

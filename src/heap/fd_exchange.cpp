@@ -61,7 +61,14 @@ Status LocalFdExchange::drain(uint64_t tag, std::vector<int>* fds, size_t* missi
                          in.from_pe != my_pe_ && node_pids_[idx] == pid;
     if (!genuine) {
       if (fd >= 0) ::close(fd);
-      GSHMEM_WARN(kMem, "ignored a heap descriptor that does not come from a PE of this job (process %d)", pid);
+      uint64_t left_out = 0;
+      if (stray_log_.allow(&left_out)) {
+        GSHMEM_WARN(kMem,
+                    "ignored a heap descriptor that does not come from a PE of this job (process %d)%s", pid,
+                    left_out ? log::format(" (and %llu more since the last such message)",
+                                           static_cast<unsigned long long>(left_out)).c_str()
+                             : "");
+      }
       continue;
     }
     if (in.tag == tag && (*fds)[idx] < 0) {

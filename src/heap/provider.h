@@ -19,8 +19,9 @@ class MemoryProvider {
   virtual const char* name() const = 0;
   // Unit of reservation, mapping and growth; every size and address below is a multiple of it.
   virtual uint64_t granularity() const = 0;
-  // Reserves `bytes` of address space without backing.
-  virtual Status reserve(uint64_t bytes, char** base) = 0;
+  // Reserves `bytes` of address space without backing, starting at a multiple of `align` (a power
+  // of two, at least the granularity): the heap's alignment promise rests on it.
+  virtual Status reserve(uint64_t bytes, uint64_t align, char** base) = 0;
   virtual void unreserve(char* base, uint64_t bytes) = 0;
   // Creates `bytes` of physical memory. `*fd` is a descriptor for local peers, owned by the caller.
   virtual Status create(uint64_t bytes, uint64_t* handle, int* fd) = 0;

@@ -20,21 +20,33 @@ class GpuMemoryProvider final : public MemoryProvider {
   const char* name() const override { return "GPU memory (CUDA VMM)"; }
   uint64_t granularity() const override { return granularity_; }
 
-  Status reserve(uint64_t bytes, char** base) override {
+  Status reserve(uint64_t bytes, uint64_t align, char** base) override {
+    // The driver takes an alignment; should it place the range elsewhere, reserve `align` more and
+    // use the aligned part (a reservation is freed whole, so the real one is remembered).
     CUdeviceptr p = 0;
-    CUresult rc = cu().cuMemAddressReserve(&p, bytes, granularity_, 0, 0);
+    CUresult rc = cu().cuMemAddressReserve(&p, bytes, align, 0, 0);
+    uint64_t reserved = bytes;
+    if (rc == CUDA_SUCCESS && p % align != 0) {
+      cu().cuMemAddressFree(p, bytes);
+      reserved = bytes + align;
+      rc = cu().cuMemAddressReserve(&p, reserved, granularity_, 0, 0);
+    }
     if (rc != CUDA_SUCCESS) {
       GSHMEM_ERROR(
           "cannot reserve %s of GPU address space for the symmetric heap (%s); lower "
           "NVSHMEM_MAX_MEMORY_PER_GPU",
-          format_size(bytes).c_str(), cuda_error("cuMemAddressReserve", rc).c_str());
+          format_size(reserved).c_str(), cuda_error("cuMemAddressReserve", rc).c_str());
       return GSHMEM_ERROR_OUT_OF_MEMORY;
     }
-    *base = reinterpret_cast<char*>(p);
+    const CUdeviceptr aligned = (p + align - 1) & ~static_cast<CUdeviceptr>(align - 1);
+    reserved_base_ = p;
+    reserved_bytes_ = reserved;
+    *base = reinterpret_cast<char*>(aligned);
     return GSHMEM_SUCCESS;
   }
-  void unreserve(char* base, uint64_t bytes) override {
-    cu().cuMemAddressFree(reinterpret_cast<CUdeviceptr>(base), bytes);
+  void unreserve(char*, uint64_t) override {
+    if (reserved_bytes_) cu().cuMemAddressFree(reserved_base_, reserved_bytes_);
+    reserved_bytes_ = 0;
   }
 
   Status create(uint64_t bytes, uint64_t* handle, int* fd) override {
@@ -123,6 +135,8 @@ class GpuMemoryProvider final : public MemoryProvider {
  private:
   int device_;
   uint64_t granularity_;
+  CUdeviceptr reserved_base_ = 0;  // the reservation as the driver made it (one per provider)
+  uint64_t reserved_bytes_ = 0;
 };
 
 }  // namespace

@@ -19,14 +19,23 @@ class HostMemoryProvider final : public MemoryProvider {
   const char* name() const override { return "host shared memory"; }
   uint64_t granularity() const override { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
 
-  Status reserve(uint64_t bytes, char** base) override {
-    void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  Status reserve(uint64_t bytes, uint64_t align, char** base) override {
+    // mmap places a mapping only at page multiples: reserve `align` more than needed and give back
+    // the parts before the first multiple of `align` and after the end.
+    const uint64_t page = granularity();
+    const uint64_t extra = align > page ? align - page : 0;
+    void* p = mmap(nullptr, bytes + extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       GSHMEM_ERROR("cannot reserve %s of address space for the symmetric heap: %s; lower NVSHMEM_MAX_MEMORY_PER_GPU",
-                   format_size(bytes).c_str(), std::strerror(errno));
+                   format_size(bytes + extra).c_str(), std::strerror(errno));
       return GSHMEM_ERROR_OUT_OF_MEMORY;
     }
-    *base = static_cast<char*>(p);
+    const uintptr_t start = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t aligned = (start + align - 1) & ~static_cast<uintptr_t>(align - 1);
+    if (aligned > start) munmap(p, aligned - start);
+    const uintptr_t tail = start + bytes + extra - (aligned + bytes);
+    if (tail > 0) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+    *base = reinterpret_cast<char*>(aligned);
     return GSHMEM_SUCCESS;
   }
   void unreserve(char* base, uint64_t bytes) override { munmap(base, bytes); }

@@ -46,9 +46,14 @@ Status SymmetricHeap::init(Bootstrap* boot, std::unique_ptr<MemoryProvider> prov
                  format_size(options.initial_bytes).c_str(), format_size(options.limit_bytes).c_str());
     return GSHMEM_ERROR_INVALID_VALUE;
   }
+  // Every window starts at a multiple of the largest power of two that fits in one, so that an
+  // offset aligned to any power of two the heap can hold is an address aligned to it
+  // (nvshmem_align), on every PE and whatever mmap or the driver would have picked.
   const size_t windows = options.map_peers ? node_pes_.size() : 1;
-  reservation_bytes_ = slot_ * windows;
-  GSHMEM_CHECK(provider_->reserve(reservation_bytes_, &reservation_));
+  window_align_ = uint64_t{1} << (63 - __builtin_clzll(slot_));
+  stride_ = round_up(slot_, window_align_);
+  reservation_bytes_ = stride_ * (windows - 1) + slot_;
+  GSHMEM_CHECK(provider_->reserve(reservation_bytes_, std::max(window_align_, gran), &reservation_));
   base_ = window(options.map_peers ? my_index_ : 0);
   peer_base_.assign(static_cast<size_t>(boot->size()), nullptr);
   peer_base_[me] = base_;

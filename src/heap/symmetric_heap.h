@@ -54,6 +54,18 @@ class SymmetricHeap {
     const char* c = static_cast<const char*>(p);
     return c >= base_ && c <= base_ + mapped_ && n <= static_cast<uint64_t>(base_ + mapped_ - c);
   }
+  // Whether `p` lies in the address space reserved for the heaps (this PE's or a local peer's
+  // window, mapped or not): memory the program did not get from anyone else.
+  bool in_reservation(const void* p) const {
+    const char* c = static_cast<const char*>(p);
+    return reservation_ && c >= reservation_ && c < reservation_ + reservation_bytes_;
+  }
+  // Whether [p, p + n) lies inside the mapped part of one window.
+  bool in_mapped_window(const void* p, uint64_t n) const {
+    if (!in_reservation(p)) return false;
+    const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(p) - reservation_) % stride_;
+    return off <= mapped_ && n <= mapped_ - off;
+  }
   MemoryProvider& provider() { return *provider_; }
   const HeapAllocator& allocator() const { return allocator_; }
 
@@ -67,7 +79,7 @@ class SymmetricHeap {
  private:
   // Maps `bytes` more on every PE, or on none. Collective.
   Status grow(uint64_t bytes, const char* api);
-  char* window(size_t node_index) const { return reservation_ + slot_ * node_index; }
+  char* window(size_t node_index) const { return reservation_ + stride_ * node_index; }
 
   struct Mapping {
     char* addr;
@@ -85,7 +97,9 @@ class SymmetricHeap {
   size_t my_index_ = 0;
   char* reservation_ = nullptr;
   uint64_t reservation_bytes_ = 0;
-  uint64_t slot_ = 0;
+  uint64_t slot_ = 0;          // bytes a PE's heap may grow to
+  uint64_t window_align_ = 0;  // largest power of two <= slot_: every window starts at a multiple
+  uint64_t stride_ = 0;        // from one window to the next: slot_ rounded up to window_align_
   char* base_ = nullptr;
   uint64_t mapped_ = 0;
   uint64_t growths_ = 0;

@@ -282,6 +282,15 @@ Status parse_config(const EnvLookup& lookup, Config* out, std::string* errors) {
   }
 #include "util/config.def"
 #undef GSHMEM_CONFIG
+  // Values of the right type that still cannot work.
+  auto positive = [&](const char* name, double v, const char* why) {
+    if (v > 0 || !lookup(name)) return;
+    errs += std::string(errs.empty() ? "" : "\n") + name + "='" + lookup(name) + "' is not valid: " + why + ".";
+  };
+  positive("GSHMEM_BOOTSTRAP_TIMEOUT", cfg.bootstrap_timeout,
+           "every bootstrap step needs a deadline above 0 seconds (the default is 120; there is no \"no timeout\")");
+  positive("GSHMEM_PEER_TIMEOUT", cfg.peer_timeout,
+           "a PE whose host went silent must count as gone after some seconds above 0 (the default is 3)");
   *out = cfg;
   if (errors) *errors = errs;
   return errs.empty() ? GSHMEM_SUCCESS : GSHMEM_ERROR_CONFIG;
@@ -295,7 +304,9 @@ std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& 
   std::vector<ConfigEntry> rows;
 #define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                                      \
   rows.push_back(ConfigEntry{name, ConfigType::type, def, ConfigCategory::cat, values, help, lookup(name) != nullptr, \
-                             format_field(ConfigType::type, config.field)});
+                             ConfigCategory::cat == ConfigCategory::Secret                                        \
+                                 ? std::string(lookup(name) ? "(set; not shown)" : "")                            \
+                                 : format_field(ConfigType::type, config.field)});
 #include "util/config.def"
 #undef GSHMEM_CONFIG
   return rows;

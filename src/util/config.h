@@ -11,7 +11,8 @@
 namespace gshmem {
 
 enum class ConfigType { Bool, Int, Size, Seconds, String, Enum, List };
-enum class ConfigCategory { Public, Hidden };
+// Secret: hidden, and its value is never described (a job's credentials).
+enum class ConfigCategory { Public, Hidden, Secret };
 
 // The parsed settings. Every member comes from one row of config.def.
 struct Config {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -192,6 +193,24 @@ std::string format(const char* fmt, ...) {
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   return buf;
+}
+
+bool RateLimit::allow(uint64_t* suppressed) {
+  const double now =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  *suppressed = 0;
+  if (seen_++ < static_cast<uint64_t>(first_)) {
+    last_ = now;
+    return true;
+  }
+  if (now - last_ < period_s_) {
+    ++dropped_;
+    return false;
+  }
+  *suppressed = dropped_;
+  dropped_ = 0;
+  last_ = now;
+  return true;
 }
 
 }  // namespace log

@@ -63,6 +63,24 @@ void set_fatal_hook(FatalHook hook);
 // For misuse that cannot be reported through a return value (a void API call with an invalid PE).
 [[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// Limits a message that outsiders can provoke (a stranger connecting to a port, stray datagrams)
+// to the first few, then one line every `period_s` that counts the ones left out. Not thread-safe:
+// one instance per thread that logs it.
+class RateLimit {
+ public:
+  explicit RateLimit(int first = 5, double period_s = 10) : first_(first), period_s_(period_s) {}
+  // Whether to log this occurrence; *suppressed receives how many were left out since the last one
+  // logged (a line that reports them is due when it is > 0).
+  bool allow(uint64_t* suppressed);
+
+ private:
+  int first_;
+  double period_s_;
+  uint64_t seen_ = 0;
+  uint64_t dropped_ = 0;
+  double last_ = 0;
+};
+
 // printf-style formatting into a std::string.
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -32,6 +32,17 @@ void Fd::reset(int fd) {
   fd_ = fd;
 }
 
+void tcp_set_liveness(int fd, double seconds) {
+  const int total = std::max(2, static_cast<int>(seconds + 0.999));
+  int on = 1, idle = 1, interval = 1, count = total - 1;
+  unsigned user_timeout_ms = static_cast<unsigned>(total) * 1000u;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
+}
+
 bool split_host_port(const std::string& addr, std::string* host, int* port) {
   size_t colon = addr.rfind(':');
   if (colon == std::string::npos || colon + 1 >= addr.size()) return false;

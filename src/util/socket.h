@@ -53,6 +53,11 @@ Status tcp_listen(const std::string& host, int port, Fd* out, int* bound_port);
 Status tcp_connect(const std::string& host, int port, Deadline deadline, Fd* out, std::string* why);
 // Accepts one connection (returns GSHMEM_ERROR_TIMEOUT at the deadline).
 Status tcp_accept(int listen_fd, Deadline deadline, Fd* out);
+// Makes the kernel notice a peer that stopped answering (its host lost, a cable cut) on connection
+// `fd`: after `seconds` without an acknowledgement the connection fails (TCP keepalive probes once
+// a second while idle, and a limit on unacknowledged data). A peer process that ends closes its
+// connections itself; this covers the ends that close nothing.
+void tcp_set_liveness(int fd, double seconds);
 // Splits "host:port".
 bool split_host_port(const std::string& addr, std::string* host, int* port);
 

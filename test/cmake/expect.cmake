@@ -7,6 +7,8 @@
 #   -DNOMATCH=re1^^re2       regular expressions that must not match (optional)
 #   -DTIMEOUT=s              seconds before the command counts as hung (default 60)
 #   -DCOUNT=re^^n            the regular expression must match exactly n lines of the output
+#   -DSTOP_WITHIN=s          the output has "ends at T ms" (wall clock, from the program): the command
+#                            must have ended within s seconds of T; prints "time to stop: N ms"
 #   -DREQUIRE=a^^b           prerequisites; when one is missing the test prints "skipped: why":
 #                            prog:NAME (on the PATH), slurm (a Slurm node is idle), netns (root and
 #                            network namespaces work), ipv6 (loopback has ::1)
@@ -73,6 +75,7 @@ if(NOT DEFINED RC)
 endif()
 execute_process(COMMAND ${env_prefix} ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                 TIMEOUT ${TIMEOUT})
+execute_process(COMMAND date +%s%3N OUTPUT_VARIABLE ended_ms OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NETNS)
   execute_process(COMMAND sh -c "ip netns del ${nsa}; ip netns del ${nsb}" ERROR_QUIET)
 endif()
@@ -140,5 +143,16 @@ if(COUNT)
   list(LENGTH hits count_got)
   if(NOT count_got EQUAL count_want)
     message(FATAL_ERROR "expected ${count_want} lines matching '${count_re}', found ${count_got}")
+  endif()
+endif()
+if(STOP_WITHIN)
+  if(NOT all MATCHES "ends at ([0-9]+) ms")
+    message(FATAL_ERROR "the output does not say when the failing PE ended (\"ends at T ms\")")
+  endif()
+  math(EXPR took "${ended_ms} - ${CMAKE_MATCH_1}")
+  math(EXPR limit "${STOP_WITHIN} * 1000")
+  message("time to stop: ${took} ms")
+  if(took GREATER limit)
+    message(FATAL_ERROR "the job took ${took} ms to stop after the PE ended (limit ${STOP_WITHIN} s)")
   endif()
 endif()

@@ -3,11 +3,14 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "bootstrap/tcp_client.h"
 #include "bootstrap/tcp_hub.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -40,7 +43,19 @@ struct Job {
     thread.join();
   }
   Status join(int rank, std::unique_ptr<Bootstrap>* out, double timeout = 20) {
-    return connect_tcp_bootstrap(root, opt.secret, rank, opt.size, timeout, out);
+    return join_as(root, opt.secret, rank, opt.size, timeout, out);
+  }
+  static Status join_as(const std::string& root, const uint8_t* secret, int rank, int size, double timeout,
+                        std::unique_ptr<Bootstrap>* out) {
+    Config config;
+    config.bootstrap_timeout = timeout;
+    TcpJoin j;
+    j.root = root;
+    j.secret = secret;
+    j.rank = rank;
+    j.size = size;
+    j.root_owner = "the test's hub";
+    return connect_tcp_bootstrap(config, j, out);
   }
   Fd fd;
   std::string root;
@@ -169,13 +184,112 @@ TEST(TcpBootstrap, PeThatLeavesFailsTheOthersAtOnce) {
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 30.0) << "did not wait for the timeout";
 }
 
+// What the peer-gone handler heard, from every PE of the process.
+std::mutex g_gone_mu;
+std::vector<std::pair<int, std::string>> g_gone;
+void record_gone(int rank, int exit_code, const std::string& why) {
+  std::lock_guard<std::mutex> lock(g_gone_mu);
+  g_gone.emplace_back(rank, why);
+}
+size_t gone_heard() {
+  std::lock_guard<std::mutex> lock(g_gone_mu);
+  return g_gone.size();
+}
+bool wait_for_gone(size_t n) {
+  for (int i = 0; i < 500 && gone_heard() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return gone_heard() >= n;
+}
+
+TEST(TcpBootstrapLiveness, EveryOtherPeHearsOfAPeThatIsGone) {
+  {
+    std::lock_guard<std::mutex> lock(g_gone_mu);
+    g_gone.clear();
+  }
+  Job job(3, /*timeout=*/60);
+  std::vector<std::unique_ptr<Bootstrap>> b(3);
+  for (int r = 0; r < 3; ++r) ASSERT_EQ(job.join(r, &b[r]), GSHMEM_SUCCESS);
+  b[0]->set_peer_gone_handler(&record_gone);
+  b[1]->set_peer_gone_handler(&record_gone);
+  // Nobody is in a collective: the word must come anyway, through the reader threads.
+  b[2].reset();  // the connection closes without a goodbye, as when a process dies
+  ASSERT_TRUE(wait_for_gone(2)) << "only " << gone_heard() << " PEs heard";
+  std::lock_guard<std::mutex> lock(g_gone_mu);
+  for (auto& g : g_gone) {
+    EXPECT_EQ(g.first, 2);
+    EXPECT_NE(g.second.find("PE 2 closed its connection to the bootstrap root before calling nvshmem_finalize"),
+              std::string::npos)
+        << g.second;
+  }
+}
+
+TEST(TcpBootstrapLiveness, AnAnnouncedExitNamesItsCode) {
+  {
+    std::lock_guard<std::mutex> lock(g_gone_mu);
+    g_gone.clear();
+  }
+  Job job(2, /*timeout=*/60);
+  std::unique_ptr<Bootstrap> a, b;
+  ASSERT_EQ(job.join(0, &a), GSHMEM_SUCCESS);
+  ASSERT_EQ(job.join(1, &b), GSHMEM_SUCCESS);
+  a->set_peer_gone_handler(&record_gone);
+  b->announce_exit(3);
+  ASSERT_TRUE(wait_for_gone(1));
+  std::lock_guard<std::mutex> lock(g_gone_mu);
+  EXPECT_EQ(g_gone[0].first, 1);
+  EXPECT_EQ(g_gone[0].second, "PE 1 exited with code 3 before calling nvshmem_finalize");
+}
+
+TEST(TcpBootstrapLiveness, FinalizedPesAreListedAndNotReportedGone) {
+  {
+    std::lock_guard<std::mutex> lock(g_gone_mu);
+    g_gone.clear();
+  }
+  Job job(3, /*timeout=*/60);
+  std::vector<std::unique_ptr<Bootstrap>> b(3);
+  for (int r = 0; r < 3; ++r) ASSERT_EQ(job.join(r, &b[r]), GSHMEM_SUCCESS);
+  b[0]->set_peer_gone_handler(&record_gone);
+  std::vector<int> left;
+  ASSERT_EQ(b[0]->finished_pes(&left), GSHMEM_SUCCESS);
+  EXPECT_TRUE(left.empty());
+  ASSERT_EQ(b[2]->finalize(), GSHMEM_SUCCESS);
+  for (int i = 0; i < 200 && left.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(b[0]->finished_pes(&left), GSHMEM_SUCCESS);
+  }
+  EXPECT_EQ(left, std::vector<int>{2});
+  b[2].reset();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(gone_heard(), 0u) << "a PE that finalized is not gone";
+  ASSERT_EQ(b[1]->finalize(), GSHMEM_SUCCESS);
+  ASSERT_EQ(b[0]->finished_pes(&left), GSHMEM_SUCCESS);
+  EXPECT_EQ(left, (std::vector<int>{1, 2}));
+}
+
+TEST(TcpBootstrapLiveness, LosingTheRootIsReported) {
+  {
+    std::lock_guard<std::mutex> lock(g_gone_mu);
+    g_gone.clear();
+  }
+  auto job = std::make_unique<Job>(2, 60);
+  std::unique_ptr<Bootstrap> a;
+  ASSERT_EQ(job->join(0, &a), GSHMEM_SUCCESS);
+  a->set_peer_gone_handler(&record_gone);
+  job.reset();  // the hub ends, closing every connection
+  ASSERT_TRUE(wait_for_gone(1));
+  std::lock_guard<std::mutex> lock(g_gone_mu);
+  EXPECT_EQ(g_gone[0].first, -1);
+  EXPECT_NE(g_gone[0].second.find("the connection to the job's bootstrap root (the test's hub) was lost"),
+            std::string::npos)
+      << g_gone[0].second;
+}
+
 TEST(TcpBootstrap, WrongSecretIsRefused) {
   Job job(1);
   uint8_t wrong[16];
   std::memcpy(wrong, job.opt.secret, 16);
   wrong[0] ^= 1;
   std::unique_ptr<Bootstrap> b;
-  EXPECT_EQ(connect_tcp_bootstrap(job.root, wrong, 0, 1, 5, &b), GSHMEM_ERROR_BOOTSTRAP);
+  EXPECT_EQ(Job::join_as(job.root, wrong, 0, 1, 5, &b), GSHMEM_ERROR_BOOTSTRAP);
   // The real PE can still join afterwards.
   EXPECT_EQ(job.join(0, &b), GSHMEM_SUCCESS);
   EXPECT_EQ(b->barrier(), GSHMEM_SUCCESS);

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
 
   std::printf("\nSettings (environment variables; * = set in this environment):\n");
   for (const gshmem::ConfigEntry& e : gshmem::describe_config_from_environment(config)) {
-    if (e.category == gshmem::ConfigCategory::Hidden && !all) continue;
+    if (e.category != gshmem::ConfigCategory::Public && !all) continue;
     std::printf("\n  %s%s  (%s", e.name, e.is_set ? " *" : "", type_name(e.type));
     if (e.values[0]) {
       std::string v = e.values;

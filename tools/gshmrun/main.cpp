@@ -3,8 +3,9 @@
 // It runs the job's bootstrap root (the TCP hub) and passes its address and a fresh per-job
 // secret to each PE through GSHMEM_RUN_* variables. PEs on other hosts are started through a remote
 // shell command (ssh by default) with those variables on the command line. If a PE exits with a
-// non-zero status or dies by a signal, gshmrun stops the others and exits non-zero, naming the PE
-// and how it ended.
+// non-zero status, dies by a signal or exits before nvshmem_finalize (even with 0), the job has
+// failed: the hub tells the other PEs, which end by themselves; gshmrun stops those that do not
+// within a second and exits non-zero, naming the PE and how it ended.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -71,8 +74,10 @@ void usage(FILE* out) {
                "  --version        print the version\n"
                "  -h, --help       this text\n"
                "\n"
-               "If a PE exits with a non-zero status or is killed by a signal, gshmrun stops the other PEs\n"
-               "and exits with that PE's status (128 + signal number for a signal).\n");
+               "If a PE exits with a non-zero status, is killed by a signal, or exits before calling\n"
+               "nvshmem_finalize, the other PEs end within moments saying what they were doing (those that do\n"
+               "not are stopped), and gshmrun exits with that PE's status (128 + signal number for a signal,\n"
+               "1 for an exit with 0 before nvshmem_finalize).\n");
 }
 
 bool parse_args(int argc, char** argv, Options* o) {
@@ -215,14 +220,32 @@ std::string remote_script(const std::vector<std::string>& quoted_command) {
 
 class Supervisor final : public TcpHub::Listener {
  public:
+  explicit Supervisor(int npes) : ended_(static_cast<size_t>(npes)) {}
   void on_abort(int rank, int code, const std::string& why) override {
     std::fprintf(stderr, "gshmrun: PE %d ended the job with exit code %d%s%s\n", rank, code, why.empty() ? "" : ": ",
                  why.c_str());
     abort_code_ = code;
     abort_requested_ = true;
   }
+  // The hub thread asks how a PE whose connection closed ended: the main loop reaps it moments later.
+  std::string describe_end(int rank) override {
+    Deadline d = deadline_after(0.5);
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_until(lock, d, [&] { return !ended_[rank].empty(); });
+    return ended_[rank];
+  }
+  void record_end(int rank, const std::string& how) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ended_[rank] = how;
+    cv_.notify_all();
+  }
   std::atomic<bool> abort_requested_{false};
   std::atomic<int> abort_code_{0};
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> ended_;  // by rank: "(pid 12) exited with code 0", once reaped
 };
 
 bool is_local(const std::string& host) {
@@ -303,6 +326,7 @@ int main(int argc, char** argv) {
   TcpHub::Options hub_opt;
   hub_opt.size = opt.npes;
   hub_opt.timeout_s = timeout;
+  hub_opt.peer_timeout_s = config.peer_timeout;
   if (!ok(random_bytes(hub_opt.secret, sizeof hub_opt.secret))) return 1;
 
   struct sigaction sa {};
@@ -413,7 +437,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  Supervisor supervisor;
+  Supervisor supervisor(opt.npes);
   TcpHub hub(std::move(listen_fd), hub_opt, &supervisor);
   std::thread hub_thread([&] { hub.run(); });
 
@@ -436,6 +460,36 @@ int main(int argc, char** argv) {
     if (!stopping) kill_deadline = deadline_after(3);
     stopping = true;
   };
+  // A failed PE: the PEs told by the hub that it is gone end by themselves within moments, each
+  // saying what it was doing; those that have not after a grace period are stopped.
+  struct Failure {
+    int rank = -1;
+    std::string how;
+    int code = 0;
+  };
+  std::vector<Failure> failures;
+  bool reported = false;
+  int clean_ends = 0;  // PEs that finalized and exited 0
+  Deadline grace_end{};
+  auto report = [&](const Failure& f) {
+    const int others = opt.npes - 1 - clean_ends;
+    exit_code = f.code;
+    reported = true;
+    if (others > 0) {
+      std::fprintf(stderr, "gshmrun: PE %d %s; stopping the other %d PE%s\n", f.rank, f.how.c_str(), others,
+                   others == 1 ? "" : "s");
+    } else {
+      std::fprintf(stderr, "gshmrun: PE %d %s\n", f.rank, f.how.c_str());
+    }
+  };
+
+  // The PE the hub saw go first is the cause; the others most likely ended because of it.
+  auto cause = [&]() -> const Failure* {
+    for (const Failure& f : failures) {
+      if (f.rank == hub.first_gone()) return &f;
+    }
+    return nullptr;
+  };
 
   while (running > 0) {
     int status = 0;
@@ -447,33 +501,51 @@ int main(int argc, char** argv) {
         p.running = false;
         cut_lifeline(p);
         --running;
-        bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        if (opt.verbose)
-          std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid),
-                       describe_status(status).c_str());
-        if (failed && !p.stopped_by_us && exit_code == 0) {
-          exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-          if (running > 0) {
-            std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s; stopping the other %d PE%s\n", r, static_cast<int>(pid),
-                         describe_status(status).c_str(), running, running == 1 ? "" : "s");
-          } else {
-            std::fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", r, static_cast<int>(pid),
-                         describe_status(status).c_str());
-          }
-          stop_all(SIGTERM);
+        const std::string how = log::format("(pid %d) %s", static_cast<int>(pid), describe_status(status).c_str());
+        supervisor.record_end(r, how);
+        // The hub sees the PE's connection close (or its Fin) as it ends; a PE that never joined
+        // is told to the hub, so that no step waits for it.
+        if (hub.joined(r)) {
+          Deadline d = deadline_after(1);
+          while (!hub.settled(r) && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
+        if (!hub.settled(r)) hub.notify_ended(r, describe_status(status));
+        const bool exited_0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        const bool unfinished = hub.joined(r) && !hub.finished(r);
+        if (opt.verbose)
+          std::fprintf(stderr, "gshmrun: PE %d %s%s\n", r, how.c_str(),
+                       exited_0 && unfinished ? " before calling nvshmem_finalize" : "");
+        if (exited_0 && !unfinished) {
+          ++clean_ends;
+          continue;
+        }
+        if (p.stopped_by_us) continue;
+        Failure f;
+        f.rank = r;
+        f.how = exited_0 ? how + " before calling nvshmem_finalize" : how;
+        f.code = exited_0 ? 1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        failures.push_back(f);
+        if (failures.size() == 1) grace_end = deadline_after(1);
       }
       continue;
     }
     if (pid < 0 && errno == ECHILD) break;
+    if (!failures.empty() && !reported) {
+      const int first = hub.first_gone();
+      const bool cause_pending = first >= 0 && !cause() && pes[first].running;
+      if (!cause_pending || Clock::now() > grace_end) report(cause() ? *cause() : failures.front());
+    }
+    if (reported && !stopping && (running == 0 || Clock::now() > grace_end)) stop_all(SIGTERM);
     if (int sig = g_signal.exchange(0)) {
       if (exit_code == 0) exit_code = 128 + sig;
       std::fprintf(stderr, "gshmrun: received signal %d (%s); stopping %d PE%s\n", sig, strsignal(sig), running,
                    running == 1 ? "" : "s");
+      reported = true;
       stop_all(sig == SIGINT ? SIGINT : SIGTERM);
     }
     if (supervisor.abort_requested_.exchange(false)) {
       if (exit_code == 0) exit_code = supervisor.abort_code_;
+      reported = true;
       stop_all(SIGTERM);
     }
     if (stopping && Clock::now() > kill_deadline) {
@@ -482,6 +554,7 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  if (!failures.empty() && !reported) report(cause() ? *cause() : failures.front());
   hub.stop();
   hub_thread.join();
   return exit_code;

@@ -1,0 +1,79 @@
+// A PE that is gone, or never arrives, must end the job: one fault per run (argv[1]), under any
+// launcher. The victim is the last PE; it prints "mp_faults: PE V ends at T ms" (T: wall clock)
+// just before it ends, so that the test driver can tell how long the others took to stop. The
+// others go into the call the case names and must never come back from it: if they do, they print
+// "survived" and exit 0, which fails the test (it expects a non-zero status and no "survived").
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "mp_test.h"
+
+namespace {
+
+void announce_end(int me) {
+  timeval tv{};
+  gettimeofday(&tv, nullptr);
+  const long long ms = static_cast<long long>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
+  std::fprintf(stderr, "mp_faults: PE %d ends at %lld ms\n", me, ms);
+  std::fflush(nullptr);
+}
+
+// Long enough for the survivors to be deep in their call when the victim goes.
+void settle() { usleep(300 * 1000); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string c = argc > 1 ? argv[1] : "";
+  nvshmem_init();
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const int victim = npes - 1;
+  int* flag = static_cast<int*>(nvshmem_calloc(1, sizeof(int)));
+  nvshmem_barrier_all();
+
+  if (me == victim) {
+    settle();
+    if (c == "skip_barrier") {
+      // Skips the first barrier: its finalize pairs with the others' first barrier, then it leaves.
+      announce_end(me);
+      nvshmem_finalize();
+      return 0;
+    }
+    if (c == "hang") {  // alive, but never arrives (GSHMEM_WAIT_TIMEOUT ends the job)
+      announce_end(me);
+      while (true) sleep(1);
+    }
+    announce_end(me);
+    if (c == "sigkill") raise(SIGKILL);
+    if (c == "crash") {
+      volatile int* null = nullptr;
+      *null = 1;
+    }
+    if (c == "exit3_wait") std::exit(3);
+    // exit0_*: a return from main without nvshmem_finalize (a forgotten finalize, an early return).
+    return 0;
+  }
+
+  if (c == "exit0_barrier" || c == "sigkill" || c == "crash" || c == "hang") {
+    nvshmem_barrier_all();
+  } else if (c == "exit0_wait" || c == "exit3_wait") {
+    nvshmem_int_wait_until(flag, NVSHMEM_CMP_EQ, 1);
+  } else if (c == "exit0_malloc") {
+    settle();
+    (void)nvshmem_malloc(1 << 20);
+  } else if (c == "exit0_finalize") {
+    nvshmem_finalize();
+  } else if (c == "skip_barrier") {
+    nvshmem_barrier_all();  // paired with the victim's finalize
+    nvshmem_barrier_all();  // can never complete
+  } else {
+    std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
+    return 2;
+  }
+  std::printf("mp_faults: PE %d survived case %s\n", me, c.c_str());
+  return 0;
+}
