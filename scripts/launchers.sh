@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The launchers gshmem's tests run under, on a Debian/Ubuntu machine, as root:
-#   launchers.sh install      Open MPI, MPICH (Hydra), Slurm with PMI-2 and PMIx, PMIx, iproute2
+#   launchers.sh install      Open MPI, MPICH (Hydra), Slurm with PMI-2 and PMIx, PMIx, iproute2, and
+#                             valgrind (the heap alignment test runs under it)
 #   launchers.sh slurm-up     start a one-node Slurm (no systemd, no munge: auth/none, loopback)
 #   launchers.sh slurm-down   stop it (by pid)
 set -euo pipefail
@@ -10,7 +11,7 @@ case "${1:-}" in
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends openmpi-bin libopenmpi-dev mpich slurmctld slurmd slurm-client \
-      libpmi2-0-dev libpmix-dev iproute2 pkg-config procps >/dev/null
+      libpmi2-0-dev libpmix-dev iproute2 pkg-config procps valgrind >/dev/null
     ;;
   slurm-up)
     if [[ -s /run/slurmctld.pid ]] && kill -0 "$(cat /run/slurmctld.pid)" 2>/dev/null; then

@@ -9,7 +9,7 @@ BUILD=${BUILD:-build}
 started_slurm=0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GSHMEM_SKIP_LAUNCHERS:-0}" != 1 ]; then
   if ! command -v mpirun.openmpi >/dev/null || ! command -v mpiexec.hydra >/dev/null || ! command -v srun >/dev/null ||
-     ! pkg-config --exists pmix 2>/dev/null; then
+     ! pkg-config --exists pmix 2>/dev/null || ! command -v valgrind >/dev/null; then
     scripts/launchers.sh install
   fi
   if ! sinfo -h -N -o '%T' 2>/dev/null | grep -qE 'idle|mixed|allocated'; then

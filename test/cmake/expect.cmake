@@ -11,7 +11,8 @@
 #                            must have ended within s seconds of T; prints "time to stop: N ms"
 #   -DREQUIRE=a^^b           prerequisites; when one is missing the test prints "skipped: why":
 #                            prog:NAME (on the PATH), slurm (a Slurm node is idle), netns (root and
-#                            network namespaces work), ipv6 (loopback has ::1)
+#                            network namespaces work), ipv6 (loopback has ::1), gpu:PROBE (the
+#                            program PROBE exits 0: a GPU is usable)
 #   -DNETNS=1                make two network namespaces joined by a veth pair (10.250.X.1 and .2)
 #                            for the command: @NSA@ and @NSB@ in CMD name them; removed afterwards
 function(skip why)
@@ -23,6 +24,12 @@ foreach(r IN LISTS requirements)
     find_program(found_${CMAKE_MATCH_1} ${CMAKE_MATCH_1})
     if(NOT found_${CMAKE_MATCH_1})
       skip("${CMAKE_MATCH_1} is not installed")
+      return()
+    endif()
+  elseif(r MATCHES "^gpu:(.*)")
+    execute_process(COMMAND ${CMAKE_MATCH_1} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 60)
+    if(NOT rc EQUAL 0)
+      message("no usable GPU: skipped")
       return()
     endif()
   elseif(r STREQUAL "slurm")

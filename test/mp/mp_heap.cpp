@@ -2,11 +2,39 @@
 // free and reuse. Run with a small NVSHMEM_SYMMETRIC_SIZE so that it has to grow.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "mp_test.h"
 
-int main() {
+// nvshmem_align(a) returns a multiple of `a` for every power of two up to 1 GiB, at the same offset on
+// every PE, and the memory is usable: each PE writes its copy and reads the next PE's.
+void check_alignment() {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  for (int bit = 0; bit <= 30; ++bit) {
+    const size_t a = size_t{1} << bit;
+    auto* p = static_cast<uint64_t*>(nvshmem_align(a, 100));
+    MP_CHECK(p && reinterpret_cast<uintptr_t>(p) % a == 0, "nvshmem_align(%zu, 100) returned %p", a,
+             static_cast<void*>(p));
+    const uint64_t mine = (uint64_t{1} << 40) * static_cast<uint64_t>(me) + a;
+    nvshmem_uint64_p(p, mine, me);
+    nvshmem_barrier_all();
+    const int next = (me + 1) % npes;
+    const uint64_t got = nvshmem_uint64_g(p, next);
+    MP_CHECK(got == (uint64_t{1} << 40) * static_cast<uint64_t>(next) + a,
+             "nvshmem_align(%zu): PE %d's copy holds %llu", a, next, static_cast<unsigned long long>(got));
+    nvshmem_barrier_all();
+    nvshmem_free(p);
+  }
+}
+
+int main(int argc, char** argv) {
   nvshmem_init();
+  if (argc > 1 && std::string(argv[1]) == "align") {
+    check_alignment();
+    if (nvshmem_my_pe() == 0) std::printf("mp_heap: nvshmem_align aligns 1 B to 1 GiB on %d PEs\n", nvshmem_n_pes());
+    nvshmem_finalize();
+    return 0;
+  }
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
 
@@ -69,12 +97,7 @@ int main() {
   nvshmem_getmem(got.data(), clean, got.size(), me);
   MP_CHECK(std::all_of(got.begin(), got.end(), [](char c) { return c == 0; }), "calloc memory is not zero");
 
-  // align
-  for (size_t a : {64u, 4096u, 65536u, 1u << 21}) {
-    void* p = nvshmem_align(a, 100);
-    MP_CHECK(p && reinterpret_cast<uintptr_t>(p) % a == 0, "nvshmem_align(%zu) returned %p", a, p);
-    nvshmem_free(p);
-  }
+  check_alignment();
   MP_CHECK(nvshmem_align(3, 8) == nullptr, "a non-power-of-two alignment must fail");
 
   // Free everything; a block as large as everything freed fits again.
