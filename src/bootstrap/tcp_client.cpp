@@ -69,6 +69,11 @@ class TcpBootstrap final : public Bootstrap {
 
   Status finalize() override {
     if (!fd_.valid()) return GSHMEM_SUCCESS;
+    {
+      // The hub closes the connection once it has the Fin: from now on that is no loss.
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
     bool sent = send(MsgType::kFin, 0, 0, 0, nullptr, 0, 5);
     close_connection();
     return sent ? GSHMEM_SUCCESS : GSHMEM_ERROR_PEER_GONE;

@@ -105,9 +105,9 @@ void TcpHub::reap_connections() {
     if (gone < 0) break;
     // Once one PE has gone the others follow it: only the first is worth waiting for its status.
     std::string how = listener_ && first_gone_ < 0 ? listener_->describe_end(gone) : "";
-    mark_gone(gone, how.empty() ? log::format("PE %d closed its connection to the bootstrap root before calling "
-                                              "nvshmem_finalize: its process ended (a crash, a signal, or an exit "
-                                              "from another thread) or its host stopped answering",
+    mark_gone(gone, how.empty() ? log::format("PE %d closed its connection to the bootstrap root (its process was "
+                                              "killed by a signal, crashed or called _exit, or its host stopped "
+                                              "answering) before calling nvshmem_finalize",
                                               gone)
                                 : log::format("PE %d %s before calling nvshmem_finalize", gone, how.c_str()));
   }

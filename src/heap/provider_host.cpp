@@ -20,23 +20,42 @@ class HostMemoryProvider final : public MemoryProvider {
   uint64_t granularity() const override { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
 
   Status reserve(uint64_t bytes, uint64_t align, char** base) override {
-    // mmap places a mapping only at page multiples: reserve `align` more than needed and give back
-    // the parts before the first multiple of `align` and after the end.
-    const uint64_t page = granularity();
-    const uint64_t extra = align > page ? align - page : 0;
-    void* p = mmap(nullptr, bytes + extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      GSHMEM_ERROR("cannot reserve %s of address space for the symmetric heap: %s; lower NVSHMEM_MAX_MEMORY_PER_GPU",
-                   format_size(bytes + extra).c_str(), std::strerror(errno));
-      return GSHMEM_ERROR_OUT_OF_MEMORY;
-    }
+    const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    void* p = mmap(nullptr, bytes, PROT_NONE, flags, -1, 0);
+    if (p == MAP_FAILED) return reserve_failed(bytes);
     const uintptr_t start = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t aligned = (start + align - 1) & ~static_cast<uintptr_t>(align - 1);
-    if (aligned > start) munmap(p, aligned - start);
-    const uintptr_t tail = start + bytes + extra - (aligned + bytes);
+    const uintptr_t down = start & ~static_cast<uintptr_t>(align - 1);
+    if (down == start) {
+      *base = static_cast<char*>(p);
+      return GSHMEM_SUCCESS;
+    }
+    // mmap places a mapping only at page multiples. The kernel fills the address space from the top
+    // down, so the space just below the mapping is most likely free: ask for the aligned address
+    // there. Where that is refused, reserve `align` more than needed and give back the parts before
+    // the first multiple of `align` and after the end (more address space for a moment, which a
+    // tool such as valgrind may not grant).
+    munmap(p, bytes);
+    void* hinted = mmap(reinterpret_cast<void*>(down), bytes, PROT_NONE, flags, -1, 0);
+    if (hinted == reinterpret_cast<void*>(down)) {
+      *base = static_cast<char*>(hinted);
+      return GSHMEM_SUCCESS;
+    }
+    if (hinted != MAP_FAILED) munmap(hinted, bytes);
+    const uint64_t extra = align - granularity();
+    p = mmap(nullptr, bytes + extra, PROT_NONE, flags, -1, 0);
+    if (p == MAP_FAILED) return reserve_failed(bytes + extra);
+    const uintptr_t wide = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t aligned = (wide + align - 1) & ~static_cast<uintptr_t>(align - 1);
+    if (aligned > wide) munmap(p, aligned - wide);
+    const uintptr_t tail = wide + bytes + extra - (aligned + bytes);
     if (tail > 0) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
     *base = reinterpret_cast<char*>(aligned);
     return GSHMEM_SUCCESS;
+  }
+  Status reserve_failed(uint64_t bytes) {
+    GSHMEM_ERROR("cannot reserve %s of address space for the symmetric heap: %s; lower NVSHMEM_MAX_MEMORY_PER_GPU",
+                 format_size(bytes).c_str(), std::strerror(errno));
+    return GSHMEM_ERROR_OUT_OF_MEMORY;
   }
   void unreserve(char* base, uint64_t bytes) override { munmap(base, bytes); }
 
