@@ -99,12 +99,7 @@ Status make_launcher_bootstrap(const Config& config, std::unique_ptr<Launcher> l
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   std::unique_ptr<Bootstrap> tcp;
-  TcpJoin join;
-  join.root = info.address;
-  join.secret = info.secret;
-  join.rank = rank;
-  join.size = size;
-  join.root_owner = "PE 0's process, which serves it";
+  const TcpJoin join(info.address, info.secret, rank, size, "PE 0's process, which serves it");
   GSHMEM_CHECK(connect_tcp_bootstrap(config, join, &tcp));
   std::string name = launcher->name();
   *out = std::make_unique<LauncherBootstrap>(name, std::move(launcher), std::move(hub), std::move(tcp),

@@ -100,13 +100,8 @@ Status use_gshmrun(const Config& c, std::unique_ptr<Bootstrap>* out) {
   }
   GSHMEM_INFO(kBootstrap, "bootstrap: gshmrun's TCP root at %s, rank %lld of %lld (GSHMEM_RUN_ROOT is set)",
               c.run_root.c_str(), static_cast<long long>(c.run_rank), static_cast<long long>(c.run_size));
-  TcpJoin join;
-  join.root = c.run_root;
-  join.secret = secret.data();
-  join.rank = static_cast<int>(c.run_rank);
-  join.size = static_cast<int>(c.run_size);
+  TcpJoin join(c.run_root, secret.data(), static_cast<int>(c.run_rank), static_cast<int>(c.run_size), "gshmrun");
   join.supervised = true;
-  join.root_owner = "gshmrun";
   return connect_tcp_bootstrap(c, join, out);
 }
 

@@ -187,13 +187,12 @@ class TcpBootstrap final : public Bootstrap {
   Status lost(Status s, tcp::CollOp op, uint64_t seq) {
     if (s == GSHMEM_ERROR_TIMEOUT) {
       GSHMEM_ERROR("bootstrap %s #%llu: no answer from the bootstrap root (%s) within %g s",
-                   tcp::coll_name(static_cast<uint32_t>(op)), static_cast<unsigned long long>(seq),
-                   root_owner_.c_str(), timeout_s_ + 30);
+                   tcp::coll_name(static_cast<uint32_t>(op)), static_cast<unsigned long long>(seq), root_owner_.c_str(),
+                   timeout_s_ + 30);
       return s;
     }
     GSHMEM_ERROR("bootstrap %s #%llu: lost the connection to the bootstrap root (%s ended?)",
-                 tcp::coll_name(static_cast<uint32_t>(op)), static_cast<unsigned long long>(seq),
-                 root_owner_.c_str());
+                 tcp::coll_name(static_cast<uint32_t>(op)), static_cast<unsigned long long>(seq), root_owner_.c_str());
     return GSHMEM_ERROR_PEER_GONE;
   }
 

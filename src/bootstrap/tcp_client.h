@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "bootstrap/bootstrap.h"
 
@@ -12,7 +13,10 @@ struct Config;
 
 // How a PE joins a job's TCP root.
 struct TcpJoin {
-  std::string root;               // "host:port" of the hub
+  TcpJoin() = default;
+  TcpJoin(std::string root_, const uint8_t* secret_, int rank_, int size_, std::string owner)
+      : root(std::move(root_)), secret(secret_), rank(rank_), size(size_), root_owner(std::move(owner)) {}
+  std::string root;                 // "host:port" of the hub
   const uint8_t* secret = nullptr;  // 16 bytes
   int rank = -1;
   int size = -1;

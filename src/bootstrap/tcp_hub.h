@@ -25,7 +25,7 @@ class TcpHub {
   struct Options {
     int size = 0;  // 0: learned from the first PE that joins (unique-ID jobs)
     uint8_t secret[16] = {};
-    double timeout_s = 120;      // a collective may wait this long for the last PE
+    double timeout_s = 120;     // a collective may wait this long for the last PE
     double peer_timeout_s = 3;  // a PE's host that stops answering counts as gone after this
   };
 
@@ -110,7 +110,7 @@ class TcpHub {
   std::atomic<int> size_known_{0};  // the job size once known
   std::atomic<int> left_{0};        // PEs finished or gone
   std::atomic<int> first_gone_{-1};
-  bool job_ending_ = false;  // a PE ended the job (kAbort); the listener stops the rest
+  bool job_ending_ = false;      // a PE ended the job (kAbort); the listener stops the rest
   mutable std::mutex state_mu_;  // guards state_ for readers of other threads (the hub thread writes)
   std::vector<std::pair<int, std::string>> ended_;  // from notify_ended, under state_mu_
   log::RateLimit refused_log_;

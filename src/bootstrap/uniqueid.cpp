@@ -70,12 +70,8 @@ Status join_unique_id(const Config& config, const void* internal, size_t len, in
   }
   blob.address[sizeof blob.address - 1] = '\0';
   std::unique_ptr<Bootstrap> tcp;
-  TcpJoin join;
-  join.root = blob.address;
-  join.secret = blob.secret;
-  join.rank = rank;
-  join.size = size;
-  join.root_owner = "the process that called nvshmemx_get_uniqueid, which serves it";
+  const TcpJoin join(blob.address, blob.secret, rank, size,
+                     "the process that called nvshmemx_get_uniqueid, which serves it");
   Status s = connect_tcp_bootstrap(config, join, &tcp);
   if (!ok(s)) {
     GSHMEM_ERROR(

@@ -104,9 +104,11 @@ class CudaGpuResources final : public GpuResources {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
           if (done()) return "";
           std::string who = missing_text(&left);
-          return who.empty() ? "" : "it waits " + who + ", which have already called nvshmem_finalize and left the "
-                                        "job: they made fewer barriers than this PE (a skipped nvshmem_barrier_all "
-                                        "or nvshmem_sync_all, or an early return on some path)";
+          return who.empty() ? ""
+                             : "it waits " + who +
+                                   ", which have already called nvshmem_finalize and left the "
+                                   "job: they made fewer barriers than this PE (a skipped nvshmem_barrier_all "
+                                   "or nvshmem_sync_all, or an early return on some path)";
         });
     HostBackoff backoff;
     while (!done()) {
@@ -138,9 +140,10 @@ class CudaGpuResources final : public GpuResources {
     }
     if (missing.empty()) {
       return among ? ""
-                   : log::format("in barrier %llu (for no PE: it waits for work queued before it on the default "
-                                 "stream, or is finishing)",
-                                 static_cast<unsigned long long>(seq));
+                   : log::format(
+                         "in barrier %llu (for no PE: it waits for work queued before it on the default "
+                         "stream, or is finishing)",
+                         static_cast<unsigned long long>(seq));
     }
     return log::format("in barrier %llu for PEs %s", static_cast<unsigned long long>(seq), missing.c_str());
   }

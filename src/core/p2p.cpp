@@ -166,8 +166,7 @@ void Runtime::rma_strided(bool put, void* dest, const void* source, ptrdiff_t ds
     log::fatal("%s: %zu elements of %zu bytes with a %s stride of %td elements span more than the address space", api,
                nelems, elem, put ? "source" : "destination", local_stride);
   }
-  check_local_buffer(put ? source : static_cast<const void*>(dest), local_extent, put ? "source" : "destination",
-                     api);
+  check_local_buffer(put ? source : static_cast<const void*>(dest), local_extent, put ? "source" : "destination", api);
   Status s = put ? transport_->copy_strided(remote, dst * elem, source, sst * elem, elem, nelems, completion, stream)
                  : transport_->copy_strided(dest, dst * elem, remote, sst * elem, elem, nelems, completion, stream);
   if (!ok(s)) log::fatal("%s: the strided copy of %zu elements %s PE %d failed", api, nelems, put ? "to" : "from", pe);

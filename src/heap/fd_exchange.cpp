@@ -63,10 +63,10 @@ Status LocalFdExchange::drain(uint64_t tag, std::vector<int>* fds, size_t* missi
       if (fd >= 0) ::close(fd);
       uint64_t left_out = 0;
       if (stray_log_.allow(&left_out)) {
-        GSHMEM_WARN(kMem,
-                    "ignored a heap descriptor that does not come from a PE of this job (process %d)%s", pid,
+        GSHMEM_WARN(kMem, "ignored a heap descriptor that does not come from a PE of this job (process %d)%s", pid,
                     left_out ? log::format(" (and %llu more since the last such message)",
-                                           static_cast<unsigned long long>(left_out)).c_str()
+                                           static_cast<unsigned long long>(left_out))
+                                   .c_str()
                              : "");
       }
       continue;

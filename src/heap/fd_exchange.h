@@ -43,7 +43,7 @@ class LocalFdExchange {
   std::vector<int> node_pids_;
   double timeout_s_ = 60;
   std::map<uint64_t, std::map<int, int>> early_;  // tag -> (pe -> fd) that arrived before we asked
-  log::RateLimit stray_log_;                       // datagrams from strangers
+  log::RateLimit stray_log_;                      // datagrams from strangers
 };
 
 }  // namespace gshmem

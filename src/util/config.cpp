@@ -304,8 +304,8 @@ std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& 
   std::vector<ConfigEntry> rows;
 #define GSHMEM_CONFIG(field, name, type, def, cat, values, help)                                                      \
   rows.push_back(ConfigEntry{name, ConfigType::type, def, ConfigCategory::cat, values, help, lookup(name) != nullptr, \
-                             ConfigCategory::cat == ConfigCategory::Secret                                        \
-                                 ? std::string(lookup(name) ? "(set; not shown)" : "")                            \
+                             ConfigCategory::cat == ConfigCategory::Secret                                            \
+                                 ? std::string(lookup(name) ? "(set; not shown)" : "")                                \
                                  : format_field(ConfigType::type, config.field)});
 #include "util/config.def"
 #undef GSHMEM_CONFIG

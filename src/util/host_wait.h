@@ -13,8 +13,8 @@ namespace gshmem {
 // short, lasts ~50 us or more (Linux's timer slack). Measured on 2 x H200, a host
 // nvshmem_barrier_all took 16.5 us this way against 63.5 with short sleeps from the first poll.
 // Until poll 2000 the thread yields its CPU (PEs may outnumber cores); after that it sleeps 50 us,
-// and once it has slept about a second, 1 ms: a PE that waits long for a late peer then costs its
-// core well under 1% instead of a wake-up every 50 us.
+// and once it has slept about a tenth of a second, 1 ms: a PE that waits long for a late peer then
+// costs its core about 1% instead of a wake-up every 50 us (the wait's end is seen up to 1 ms late).
 class HostBackoff {
  public:
   // Returns whether it slept: the caller's slower checks (how long it has waited) belong there.
@@ -35,7 +35,7 @@ class HostBackoff {
   static constexpr unsigned kSpinPolls = 200;
   static constexpr unsigned kYieldPolls = 2000;
   static constexpr int kSleepUs = 50;
-  static constexpr unsigned kLongWaitPolls = kYieldPolls + 16000;  // ~1 s of 50 us sleeps (each lasts ~60 us)
+  static constexpr unsigned kLongWaitPolls = kYieldPolls + 2000;  // ~0.1 s of 50 us sleeps (each lasts ~60 us)
   static constexpr int kLongSleepUs = 1000;
   unsigned polls_ = 0;
 };

@@ -196,8 +196,7 @@ std::string format(const char* fmt, ...) {
 }
 
 bool RateLimit::allow(uint64_t* suppressed) {
-  const double now =
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   *suppressed = 0;
   if (seen_++ < static_cast<uint64_t>(first_)) {
     last_ = now;

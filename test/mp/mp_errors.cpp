@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <string>
 
 #include "mp_test.h"
@@ -171,6 +172,16 @@ int main(int argc, char** argv) {
       std::printf("PE 0: the slow wait ended\n");
     }
     nvshmem_barrier_all();
+  } else if (c == "local_past_heap_end" || c == "local_past_heap_end_get") {
+    // fatal on PE 0: the local buffer starts 16 bytes before the end of the mapped heap (run with
+    // NVSHMEM_SYMMETRIC_SIZE=4M; the heap's base is aligned far beyond 4 MiB) and runs 48 bytes past it
+    char* end = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(buf) & ~uintptr_t{(4u << 20) - 1}) + (4u << 20);
+    if (me == 0 && c == "local_past_heap_end") nvshmem_putmem(buf, end - 16, 64, 1 % npes);
+    if (me == 0 && c == "local_past_heap_end_get") nvshmem_getmem(end - 16, buf, 64, 1 % npes);
+    nvshmem_barrier_all();
+  } else if (c == "finalize_twice") {  // a warning that says so, then exit 0
+    nvshmem_barrier_all();
+    nvshmem_finalize();
   } else if (c == "late") {
     nvshmem_barrier_all();
   } else {

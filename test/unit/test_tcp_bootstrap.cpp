@@ -49,13 +49,7 @@ struct Job {
                         std::unique_ptr<Bootstrap>* out) {
     Config config;
     config.bootstrap_timeout = timeout;
-    TcpJoin j;
-    j.root = root;
-    j.secret = secret;
-    j.rank = rank;
-    j.size = size;
-    j.root_owner = "the test's hub";
-    return connect_tcp_bootstrap(config, j, out);
+    return connect_tcp_bootstrap(config, TcpJoin(root, secret, rank, size, "the test's hub"), out);
   }
   Fd fd;
   std::string root;
@@ -191,6 +185,10 @@ void record_gone(int rank, int exit_code, const std::string& why) {
   std::lock_guard<std::mutex> lock(g_gone_mu);
   g_gone.emplace_back(rank, why);
 }
+void clear_gone() {
+  std::lock_guard<std::mutex> lock(g_gone_mu);
+  g_gone.clear();
+}
 size_t gone_heard() {
   std::lock_guard<std::mutex> lock(g_gone_mu);
   return g_gone.size();
@@ -201,10 +199,7 @@ bool wait_for_gone(size_t n) {
 }
 
 TEST(TcpBootstrapLiveness, EveryOtherPeHearsOfAPeThatIsGone) {
-  {
-    std::lock_guard<std::mutex> lock(g_gone_mu);
-    g_gone.clear();
-  }
+  clear_gone();
   Job job(3, /*timeout=*/60);
   std::vector<std::unique_ptr<Bootstrap>> b(3);
   for (int r = 0; r < 3; ++r) ASSERT_EQ(job.join(r, &b[r]), GSHMEM_SUCCESS);
@@ -224,10 +219,7 @@ TEST(TcpBootstrapLiveness, EveryOtherPeHearsOfAPeThatIsGone) {
 }
 
 TEST(TcpBootstrapLiveness, AnAnnouncedExitNamesItsCode) {
-  {
-    std::lock_guard<std::mutex> lock(g_gone_mu);
-    g_gone.clear();
-  }
+  clear_gone();
   Job job(2, /*timeout=*/60);
   std::unique_ptr<Bootstrap> a, b;
   ASSERT_EQ(job.join(0, &a), GSHMEM_SUCCESS);
@@ -241,10 +233,7 @@ TEST(TcpBootstrapLiveness, AnAnnouncedExitNamesItsCode) {
 }
 
 TEST(TcpBootstrapLiveness, FinalizedPesAreListedAndNotReportedGone) {
-  {
-    std::lock_guard<std::mutex> lock(g_gone_mu);
-    g_gone.clear();
-  }
+  clear_gone();
   Job job(3, /*timeout=*/60);
   std::vector<std::unique_ptr<Bootstrap>> b(3);
   for (int r = 0; r < 3; ++r) ASSERT_EQ(job.join(r, &b[r]), GSHMEM_SUCCESS);
@@ -267,10 +256,7 @@ TEST(TcpBootstrapLiveness, FinalizedPesAreListedAndNotReportedGone) {
 }
 
 TEST(TcpBootstrapLiveness, LosingTheRootIsReported) {
-  {
-    std::lock_guard<std::mutex> lock(g_gone_mu);
-    g_gone.clear();
-  }
+  clear_gone();
   auto job = std::make_unique<Job>(2, 60);
   std::unique_ptr<Bootstrap> a;
   ASSERT_EQ(job->join(0, &a), GSHMEM_SUCCESS);

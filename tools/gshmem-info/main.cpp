@@ -90,7 +90,9 @@ int main(int argc, char** argv) {
 #else
   std::printf("  GPU backend:     no (built without CUDA)\n");
 #endif
-  std::printf("  CPU backend:     yes\n  Bootstraps:      gshmrun (TCP), PMI-1, PMI-2, unique ID, single PE; plugins: MPI, PMIx\n\nThis machine:\n");
+  std::printf(
+      "  CPU backend:     yes\n  Bootstraps:      gshmrun (TCP), PMI-1, PMI-2, unique ID, single PE; plugins: MPI, "
+      "PMIx\n\nThis machine:\n");
   print_gpus(config.cuda_path);
 
   std::printf("\nSettings (environment variables; * = set in this environment):\n");
