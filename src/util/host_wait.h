@@ -13,8 +13,9 @@ namespace gshmem {
 // short, lasts ~50 us or more (Linux's timer slack). Measured on 2 x H200, a host
 // nvshmem_barrier_all took 16.5 us this way against 63.5 with short sleeps from the first poll.
 // Until poll 2000 the thread yields its CPU (PEs may outnumber cores); after that it sleeps 50 us,
-// and once it has slept about a tenth of a second, 1 ms: a PE that waits long for a late peer then
-// costs its core about 1% instead of a wake-up every 50 us (the wait's end is seen up to 1 ms late).
+// after about a tenth of a second 1 ms, and after about a second more 5 ms: a wake-up costs tens of
+// microseconds of CPU on a virtual machine, so a PE that waits long for a late peer then costs its
+// core under 1% (and sees the wait's end up to 5 ms late).
 class HostBackoff {
  public:
   // Returns whether it slept: the caller's slower checks (how long it has waited) belong there.
@@ -25,7 +26,8 @@ class HostBackoff {
       sched_yield();
       return false;
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(n < kLongWaitPolls ? kSleepUs : kLongSleepUs));
+    const int us = n < kLongWaitPolls ? kSleepUs : n < kVeryLongWaitPolls ? kLongSleepUs : kVeryLongSleepUs;
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
     return true;
   }
   // The pauses so far.
@@ -37,6 +39,8 @@ class HostBackoff {
   static constexpr int kSleepUs = 50;
   static constexpr unsigned kLongWaitPolls = kYieldPolls + 2000;  // ~0.1 s of 50 us sleeps (each lasts ~60 us)
   static constexpr int kLongSleepUs = 1000;
+  static constexpr unsigned kVeryLongWaitPolls = kLongWaitPolls + 1000;  // ~1 s more of 1 ms sleeps
+  static constexpr int kVeryLongSleepUs = 5000;
   unsigned polls_ = 0;
 };
 
