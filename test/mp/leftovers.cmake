@@ -1,5 +1,5 @@
-# Runs a job that crashes and one that ends normally, and fails if either left files behind in
-# /dev/shm or /tmp (the heap uses memfd and the descriptor exchange abstract sockets: neither
+# Runs a job that crashes, one that ends normally and two whose PEs end because another is gone, and
+# fails if any left files behind in /dev/shm or /tmp, or a process running (the heap uses memfd and the descriptor exchange abstract sockets: neither
 # creates files).
 function(listing out)
   file(GLOB shm /dev/shm/*)
@@ -9,9 +9,16 @@ endfunction()
 listing(before)
 execute_process(COMMAND ${GSHMRUN} -n 3 ${ERRORS} crash RESULT_VARIABLE crash_rc OUTPUT_QUIET ERROR_QUIET)
 execute_process(COMMAND ${GSHMRUN} -n 3 ${ERRORS} bad_free RESULT_VARIABLE ok_rc OUTPUT_QUIET ERROR_QUIET)
+# PEs ended because another is gone: none may be left running (a PE's process, its listening root).
+execute_process(COMMAND ${GSHMRUN} -n 4 ${FAULTS} exit0_barrier RESULT_VARIABLE gone_rc OUTPUT_QUIET ERROR_QUIET)
+execute_process(COMMAND ${GSHMRUN} -n 4 ${FAULTS} sigkill RESULT_VARIABLE killed_rc OUTPUT_QUIET ERROR_QUIET)
 listing(after)
-if(NOT crash_rc EQUAL 139 OR NOT ok_rc EQUAL 0)
-  message(FATAL_ERROR "unexpected exit statuses ${crash_rc} and ${ok_rc}")
+if(NOT crash_rc EQUAL 139 OR NOT ok_rc EQUAL 0 OR NOT gone_rc EQUAL 1 OR NOT killed_rc EQUAL 137)
+  message(FATAL_ERROR "unexpected exit statuses ${crash_rc}, ${ok_rc}, ${gone_rc} and ${killed_rc}")
+endif()
+execute_process(COMMAND pgrep -x mp_faults RESULT_VARIABLE pgrep_rc OUTPUT_VARIABLE running)
+if(pgrep_rc EQUAL 0)
+  message(FATAL_ERROR "PEs left running: ${running}")
 endif()
 set(new_files)
 foreach(f IN LISTS after)

@@ -270,6 +270,40 @@ TEST(TcpBootstrapLiveness, LosingTheRootIsReported) {
       << g_gone[0].second;
 }
 
+TEST(TcpBootstrap, RefusalsAreLoggedWithARateLimit) {
+  Job job(1);
+  uint8_t wrong[16];
+  std::memcpy(wrong, job.opt.secret, 16);
+  wrong[3] ^= 1;
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 40; ++i) {
+    std::unique_ptr<Bootstrap> b;
+    EXPECT_EQ(Job::join_as(job.root, wrong, 0, 1, 5, &b), GSHMEM_ERROR_BOOTSTRAP);
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  size_t root_lines = 0;
+  for (size_t at = err.find("bootstrap root refused"); at != std::string::npos;
+       at = err.find("bootstrap root refused", at + 1)) {
+    ++root_lines;
+  }
+  // The first five, then at most one line per 10 s that counts the rest.
+  EXPECT_EQ(root_lines, 5u) << err;
+}
+
+TEST(RateLimit, FirstFewThenACountPerPeriod) {
+  log::RateLimit limit(3, 0.05);
+  uint64_t left_out = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(limit.allow(&left_out));
+    EXPECT_EQ(left_out, 0u);
+  }
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(limit.allow(&left_out));
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  EXPECT_TRUE(limit.allow(&left_out));
+  EXPECT_EQ(left_out, 10u);
+  EXPECT_FALSE(limit.allow(&left_out));
+}
+
 TEST(TcpBootstrap, WrongSecretIsRefused) {
   Job job(1);
   uint8_t wrong[16];
