@@ -124,6 +124,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
   // From here on a PE that ends before nvshmem_finalize ends this one too, and this one's end is
   // told to the others.
   boot_->set_peer_gone_handler(&end_for_peer);
+  init_pid_ = getpid();
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = on_exit(&on_process_exit, nullptr) == 0;
   Status s = exchange_host_identity();
@@ -521,7 +522,8 @@ void Runtime::barrier_all_on_stream(void* stream, const char* api) {
 }
 
 void Runtime::announce_exit(int status) {
-  if (boot_ && !ending_job_) boot_->announce_exit(status);
+  // A child of fork() that exits inherited the handler, not the PE: it must not speak for it.
+  if (boot_ && !ending_job_ && getpid() == init_pid_) boot_->announce_exit(status);
 }
 
 void Runtime::global_exit(int code) {

@@ -162,6 +162,7 @@ class Runtime {
   int state_ = kNotInitialized;
   bool finalized_ = false;
   bool ending_job_ = false;  // nvshmem_global_exit: the launcher ends every PE
+  int init_pid_ = -1;        // the process that initialised (not a child of fork())
   Backend backend_ = Backend::kCpu;
   std::string backend_reason_;
   uint64_t job_key_ = 0;              // names the node's descriptor sockets
