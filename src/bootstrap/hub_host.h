@@ -25,6 +25,10 @@ class HubHost {
   const uint8_t* secret() const { return options_.secret; }
   // Waits until every PE has left (at most `timeout_s`), then stops the hub.
   void finish(double timeout_s);
+  // This process's own PE, which the hub tells last that a PE is gone.
+  void set_local_rank(int rank) {
+    if (hub_) hub_->set_local_rank(rank);
+  }
   // Waits (at most `timeout_s`) until the hub has seen PE `rank` leave or go, and told the others.
   void wait_settled(int rank, double timeout_s);
 

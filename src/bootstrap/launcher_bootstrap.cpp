@@ -32,7 +32,9 @@ class LauncherBootstrap final : public Bootstrap {
         launcher_(std::move(launcher)),
         hub_(std::move(hub)),
         tcp_(std::move(tcp)),
-        timeout_s_(timeout_s) {}
+        timeout_s_(timeout_s) {
+    if (hub_) hub_->set_local_rank(tcp_->rank());
+  }
   const char* name() const override { return name_.c_str(); }
   int rank() const override { return tcp_->rank(); }
   int size() const override { return tcp_->size(); }

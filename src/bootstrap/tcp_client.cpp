@@ -232,15 +232,15 @@ class TcpBootstrap final : public Bootstrap {
   }
 
   void root_lost(Status s) {
-    std::unique_lock<std::mutex> lock(mu_);
-    lost_ = true;
-    cv_.notify_all();
-    if (closing_) return;
-    lock.unlock();
+    // The handler (which ends the process) runs before any waiting collective learns of the loss:
+    // a collective that failed first would let the program go on as if the call had merely failed.
     report_gone(-1, 1,
                 log::format("the connection to the job's bootstrap root (%s) was lost (%s): that process ended or "
                             "its host stopped answering for GSHMEM_PEER_TIMEOUT seconds",
                             root_owner_.c_str(), gshmem_status_string(s)));
+    std::lock_guard<std::mutex> lock(mu_);
+    lost_ = true;
+    cv_.notify_all();
   }
 
   void report_gone(int rank, int exit_code, const std::string& why) {

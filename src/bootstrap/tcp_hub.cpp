@@ -523,11 +523,17 @@ void TcpHub::mark_gone(int rank, const std::string& why) {
   GSHMEM_INFO(kBootstrap, "%s", why.c_str());
   // After a PE ended the job on purpose the launcher stops the rest; no need to tell them.
   if (!(job_ending_ && listener_)) {
+    Conn* local = nullptr;
     for (auto& c : conns_) {
       if (c->rank >= 0 && c->rank != rank && !c->closed && state_[c->rank] == PeState::kActive) {
-        send_msg(c.get(), MsgType::kGone, 0, static_cast<int32_t>(rank), why.data(), why.size(), 1);
+        if (c->rank == local_rank_) {
+          local = c.get();
+        } else {
+          send_msg(c.get(), MsgType::kGone, 0, static_cast<int32_t>(rank), why.data(), why.size(), 1);
+        }
       }
     }
+    if (local) send_msg(local, MsgType::kGone, 0, static_cast<int32_t>(rank), why.data(), why.size(), 1);
   }
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (!it->second.contributions.count(rank)) {

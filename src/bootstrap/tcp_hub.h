@@ -57,6 +57,9 @@ class TcpHub {
   bool settled(int rank) const;
   // The first PE that went before nvshmem_finalize, or -1.
   int first_gone() const { return first_gone_; }
+  // The PE whose process serves this hub (rank 0 of a launcher job, the unique ID's maker), or -1
+  // (gshmrun). It hears that a PE is gone last: it ends at once, and the hub with it.
+  void set_local_rank(int rank) { local_rank_ = rank; }
   // Tells the hub that PE `rank`'s process has ended (`how`: "exited with code 1"); a PE that had not
   // joined yet is then never waited for. Thread-safe.
   void notify_ended(int rank, const std::string& how);
@@ -110,6 +113,7 @@ class TcpHub {
   std::atomic<int> size_known_{0};  // the job size once known
   std::atomic<int> left_{0};        // PEs finished or gone
   std::atomic<int> first_gone_{-1};
+  std::atomic<int> local_rank_{-1};
   bool job_ending_ = false;      // a PE ended the job (kAbort); the listener stops the rest
   mutable std::mutex state_mu_;  // guards state_ for readers of other threads (the hub thread writes)
   std::vector<std::pair<int, std::string>> ended_;  // from notify_ended, under state_mu_

@@ -63,8 +63,7 @@ int main(int argc, char** argv) {
   } else if (c == "exit0_wait" || c == "exit3_wait") {
     nvshmem_int_wait_until(flag, NVSHMEM_CMP_EQ, 1);
   } else if (c == "exit0_malloc") {
-    settle();
-    (void)nvshmem_malloc(1 << 20);
+    (void)nvshmem_malloc(1 << 20);  // its first step waits for every PE, the victim included
   } else if (c == "exit0_finalize") {
     nvshmem_finalize();
   } else if (c == "skip_barrier") {
