@@ -96,23 +96,23 @@ class CudaGpuResources final : public GpuResources {
       rc = cu().cuStreamQuery(internal_stream_);
       return rc != CUDA_ERROR_NOT_READY;
     };
-    WaitWatch watch(
-        watch_options ? *watch_options : WaitWatch::Options{}, [&] { return " " + missing_text(nullptr); },
-        [&](const std::vector<int>& left) -> std::string {
-          // A PE that arrived and then left has written its flag already: give the kernel a moment
-          // to see it.
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
-          if (done()) return "";
-          std::string who = missing_text(&left);
-          return who.empty() ? ""
-                             : "it waits " + who +
-                                   ", which have already called nvshmem_finalize and left the "
-                                   "job: they made fewer barriers than this PE (a skipped nvshmem_barrier_all "
-                                   "or nvshmem_sync_all, or an early return on some path)";
-        });
+    WaitWatch watch(watch_options ? *watch_options : WaitWatch::Options{});
+    auto describe = [&] { return " " + missing_text(nullptr); };
+    auto stuck = [&](const std::vector<int>& left) -> std::string {
+      // A PE that arrived and then left has written its flag already: give the kernel a moment
+      // to see it.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (done()) return "";
+      std::string who = missing_text(&left);
+      return who.empty() ? ""
+                         : "it waits " + who +
+                               ", which have already called nvshmem_finalize and left the "
+                               "job: they made fewer barriers than this PE (a skipped nvshmem_barrier_all "
+                               "or nvshmem_sync_all, or an early return on some path)";
+    };
     HostBackoff backoff;
     while (!done()) {
-      if (backoff.pause()) watch.check();
+      if (backoff.pause()) watch.check(describe, stuck);
     }
     if (rc == CUDA_SUCCESS) return GSHMEM_SUCCESS;
     GSHMEM_ERROR("%s: %s", api, cuda_error("the barrier kernel", rc).c_str());

@@ -301,15 +301,15 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
   std::vector<uint64_t> snapshot((total + 7) / 8);
   activity::Scope doing(api, "a wait on this PE's symmetric address 0x%llx",
                         static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.ivars)));
-  WaitWatch watch(
-      wait_watch_options(api), [&] { return ": " + describe_wait(c, snapshot); },
-      [&](const std::vector<int>& left) -> std::string {
-        // Only another PE can satisfy a wait (or another thread of this one, which NVSHMEM's
-        // threading levels do not let wait and write at once).
-        if (static_cast<int>(left.size()) < n_pes() - 1) return "";
-        return "every other PE has called nvshmem_finalize and left the job, so nothing can satisfy its wait: " +
-               describe_wait(c, snapshot);
-      });
+  WaitWatch watch(wait_watch_options(api));
+  auto describe = [&] { return ": " + describe_wait(c, snapshot); };
+  auto stuck = [&](const std::vector<int>& left) -> std::string {
+    // Only another PE can satisfy a wait (or another thread of this one, which NVSHMEM's
+    // threading levels do not let wait and write at once).
+    if (static_cast<int>(left.size()) < n_pes() - 1) return "";
+    return "every other PE has called nvshmem_finalize and left the job, so nothing can satisfy its wait: " +
+           describe_wait(c, snapshot);
+  };
   HostBackoff backoff;
   while (true) {
     if (!ok(transport_->read_words(snapshot.data(), c.ivars, total, bytes))) {
@@ -319,7 +319,7 @@ size_t Runtime::wait(const WaitCall& c, const char* api) {
     const bool done = c.what == WaitFor::kAny ? r != SIZE_MAX : r != 0;
     if (done && c.observed) *c.observed = element(snapshot.data(), 0, bytes);
     if (done || !c.block) return r;
-    if (backoff.pause()) watch.check();
+    if (backoff.pause()) watch.check(describe, stuck);
   }
 }
 

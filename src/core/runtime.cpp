@@ -473,23 +473,22 @@ Status Runtime::host_barrier(const char* api) {
     uint64_t* flag = barrier_flags_ + pe;
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) continue;
     auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
-    WaitWatch watch(
-        wait_watch_options(api),
-        [&] {
-          return log::format(" for PE %d to arrive (it reached barrier %llu, this is barrier %llu)", pe, reached(),
-                             static_cast<unsigned long long>(seq));
-        },
-        [&](const std::vector<int>& left) -> std::string {
-          if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
-          return log::format(
-              "it waits in barrier %llu for PE %d, which has already called nvshmem_finalize and left the job after "
-              "barrier %llu: PE %d made fewer barriers than this PE (a skipped nvshmem_barrier_all or "
-              "nvshmem_sync_all, or an early return on some path)",
-              static_cast<unsigned long long>(seq), pe, reached(), pe);
-        });
+    WaitWatch watch(wait_watch_options(api));
+    auto describe = [&] {
+      return log::format(" for PE %d to arrive (it reached barrier %llu, this is barrier %llu)", pe, reached(),
+                         static_cast<unsigned long long>(seq));
+    };
+    auto stuck = [&](const std::vector<int>& left) -> std::string {
+      if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
+      return log::format(
+          "it waits in barrier %llu for PE %d, which has already called nvshmem_finalize and left the job after "
+          "barrier %llu: PE %d made fewer barriers than this PE (a skipped nvshmem_barrier_all or "
+          "nvshmem_sync_all, or an early return on some path)",
+          static_cast<unsigned long long>(seq), pe, reached(), pe);
+    };
     HostBackoff backoff;
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq) {
-      if (backoff.pause()) watch.check();
+      if (backoff.pause()) watch.check(describe, stuck);
     }
   }
   return GSHMEM_SUCCESS;

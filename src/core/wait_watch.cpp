@@ -11,34 +11,29 @@ namespace {
 constexpr double kLeftCheckPeriod = 1.0;
 }  // namespace
 
-WaitWatch::WaitWatch(const Options& options, std::function<std::string()> describe,
-                     std::function<std::string(const std::vector<int>&)> stuck)
-    : o_(options),
-      describe_(std::move(describe)),
-      stuck_(std::move(stuck)),
-      start_(Clock::now()),
-      next_warn_(options.warn_s),
-      next_left_check_(kLeftCheckPeriod) {}
+WaitWatch::WaitWatch(const Options& options)
+    : o_(options), start_(Clock::now()), next_warn_(options.warn_s), next_left_check_(kLeftCheckPeriod) {}
 
-void WaitWatch::check() {
-  const double waited = std::chrono::duration<double>(Clock::now() - start_).count();
-  if (o_.warn_s > 0 && waited >= next_warn_) {
-    GSHMEM_WARN(kColl, "%s: PE %d has waited %.0f s%s (GSHMEM_WAIT_WARN)", o_.api, o_.my_pe, waited,
-                describe_().c_str());
-    next_warn_ += o_.warn_s;
-  }
-  if (o_.timeout_s > 0 && waited >= o_.timeout_s) {
-    log::fatal("%s: PE %d has waited %.0f s%s, longer than GSHMEM_WAIT_TIMEOUT (%g s): ending the job", o_.api,
-               o_.my_pe, waited, describe_().c_str(), o_.timeout_s);
-  }
-  if (o_.boot && o_.n_pes > 1 && waited >= next_left_check_) {
-    next_left_check_ = waited + kLeftCheckPeriod;
-    std::vector<int> left;
-    if (ok(o_.boot->finished_pes(&left)) && !left.empty()) {
-      std::string why = stuck_(left);
-      if (!why.empty()) log::fatal("%s: PE %d can never complete: %s", o_.api, o_.my_pe, why.c_str());
-    }
-  }
+double WaitWatch::seconds_waited() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+void WaitWatch::warn(double waited, const std::string& what) {
+  GSHMEM_WARN(kColl, "%s: PE %d has waited %.0f s%s (GSHMEM_WAIT_WARN)", o_.api, o_.my_pe, waited, what.c_str());
+  next_warn_ += o_.warn_s;
+}
+
+void WaitWatch::time_out(double waited, const std::string& what) const {
+  log::fatal("%s: PE %d has waited %.0f s%s, longer than GSHMEM_WAIT_TIMEOUT (%g s): ending the job", o_.api, o_.my_pe,
+             waited, what.c_str(), o_.timeout_s);
+}
+
+bool WaitWatch::left_check_due(double waited, std::vector<int>* left) {
+  if (!o_.boot || o_.n_pes < 2 || waited < next_left_check_) return false;
+  next_left_check_ = waited + kLeftCheckPeriod;
+  return ok(o_.boot->finished_pes(left)) && !left->empty();
+}
+
+void WaitWatch::never(const std::string& why) const {
+  log::fatal("%s: PE %d can never complete: %s", o_.api, o_.my_pe, why.c_str());
 }
 
 }  // namespace gshmem

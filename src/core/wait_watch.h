@@ -7,7 +7,6 @@
 // the waiter can notice. The poll loop calls check() after each pause that slept.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,20 +26,35 @@ class WaitWatch {
     double timeout_s = 0;  // GSHMEM_WAIT_TIMEOUT (0: never)
     Bootstrap* boot = nullptr;
   };
-  // `describe`: what is waited for, with its leading separator (" for PE 2 to arrive", ": ivars[0]
-  // = 0 (waiting for == 7)"). `stuck`: given the PEs that have
-  // finalized and left, why the wait can no longer complete, or "" if it still can (it must check
-  // the condition again after the PEs were learnt: a PE may arrive and then leave).
-  WaitWatch(const Options& options, std::function<std::string()> describe,
-            std::function<std::string(const std::vector<int>&)> stuck);
+  // Cheap (a clock read): waits that end at once construct one too.
+  explicit WaitWatch(const Options& options);
   // Ends the job (with a message naming the call and what it waits for) when the wait can no
   // longer complete or has run past GSHMEM_WAIT_TIMEOUT; warns every GSHMEM_WAIT_WARN seconds.
-  void check();
+  // `describe()`: what is waited for, with its leading separator (" for PE 2 to arrive", ": ivars[0]
+  // = 0 (waiting for == 7)"). `stuck(left)`: given the PEs that have finalized and left, why the
+  // wait can no longer complete, or "" if it still can (it must check the condition again after the
+  // PEs were learnt: a PE may arrive and then leave). Either runs only when a check is due.
+  template <class Describe, class Stuck>
+  void check(const Describe& describe, const Stuck& stuck) {
+    const double waited = seconds_waited();
+    if (o_.warn_s > 0 && waited >= next_warn_) warn(waited, describe());
+    if (o_.timeout_s > 0 && waited >= o_.timeout_s) time_out(waited, describe());
+    std::vector<int> left;
+    if (left_check_due(waited, &left)) {
+      const std::string why = stuck(left);
+      if (!why.empty()) never(why);
+    }
+  }
 
  private:
+  double seconds_waited() const;
+  void warn(double waited, const std::string& what);
+  [[noreturn]] void time_out(double waited, const std::string& what) const;
+  // Whether a check of the PEs that left is due; if so, and some have, they are in *left.
+  bool left_check_due(double waited, std::vector<int>* left);
+  [[noreturn]] void never(const std::string& why) const;
+
   Options o_;
-  std::function<std::string()> describe_;
-  std::function<std::string(const std::vector<int>&)> stuck_;
   Clock::time_point start_;
   double next_warn_;
   double next_left_check_;
