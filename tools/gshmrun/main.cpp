@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -287,6 +288,40 @@ std::string describe_status(int status) {
   return "ended";
 }
 
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+// Finds the program as mpirun does: a name with a '/' is a path; otherwise the first match on PATH,
+// else a program of that name in the current folder. Returns "" (and says why in *why) when none.
+std::string find_program(const std::string& name, std::string* why) {
+  if (name.find('/') != std::string::npos) {
+    if (is_executable_file(name)) return name;
+    *why = access(name.c_str(), F_OK) == 0 ? "it is not an executable file" : "no such file";
+    return "";
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    if (is_executable_file(dir + "/" + name)) return dir == "." ? "./" + name : dir + "/" + name;
+    start = end + 1;
+  }
+  if (is_executable_file(name)) return "./" + name;
+  *why = access(name.c_str(), F_OK) == 0 ? "'./" + name + "' is not an executable file"
+                                         : "it is neither on PATH nor in the current folder";
+  return "";
+}
+
+std::string current_folder() {
+  char buf[4096];
+  return getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -300,12 +335,22 @@ int main(int argc, char** argv) {
     return 2;
   }
   log::configure(config);
+  // Resolved once, here, so that a missing program is one message rather than one per PE. A
+  // program found in the current folder starts remote PEs from the same absolute path.
+  std::string why_not_found;
+  const std::string program = find_program(opt.argv[0], &why_not_found);
+  bool remote = false;
+  for (const Host& h : opt.hosts) remote = remote || !is_local(h.name);
+  if (program.empty() && !remote) {
+    std::fprintf(stderr, "gshmrun: cannot start '%s': %s\n", opt.argv[0].c_str(), why_not_found.c_str());
+    return 127;
+  }
+  std::string remote_program = opt.argv[0];
+  if (program.rfind("./", 0) == 0) remote_program = current_folder() + program.substr(1);
   double timeout = opt.timeout_s >= 0 ? opt.timeout_s : config.bootstrap_timeout;
 
   // One host: the root listens on loopback. Several: on every address, publishing the one of the
   // interface NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME names (else the first non-loopback one).
-  bool remote = false;
-  for (const Host& h : opt.hosts) remote = remote || !is_local(h.name);
   Fd listen_fd;
   int port = 0;
   std::string root_host = "127.0.0.1";
@@ -340,8 +385,10 @@ int main(int argc, char** argv) {
   const std::string root = root_host + ":" + std::to_string(port);
   const std::string secret_hex = to_hex(hub_opt.secret, sizeof hub_opt.secret);
   const std::string timeout_s = log::format("%g", timeout);
+  std::vector<std::string> local_args = opt.argv;
+  if (!program.empty()) local_args[0] = program;
   std::vector<char*> child_argv;
-  for (std::string& s : opt.argv) child_argv.push_back(&s[0]);
+  for (std::string& s : local_args) child_argv.push_back(&s[0]);
   child_argv.push_back(nullptr);
 
   // The host of each rank, and the variables remote PEs need on their command line.
@@ -399,7 +446,7 @@ int main(int argc, char** argv) {
         }
         std::vector<std::string> quoted;
         for (const std::string& v : vars) quoted.push_back(shell_quote(v));
-        for (const std::string& a : opt.argv) quoted.push_back(shell_quote(a));
+        for (size_t i = 0; i < opt.argv.size(); ++i) quoted.push_back(shell_quote(i ? opt.argv[i] : remote_program));
         const std::string script = remote_script(quoted);
         std::vector<std::string> words = rsh;
         words.push_back(host_of[r]);
@@ -418,7 +465,7 @@ int main(int argc, char** argv) {
       }
       // A local PE does not outlive gshmrun, even if gshmrun is killed.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      execvp(child_argv[0], child_argv.data());
+      execv(child_argv[0], child_argv.data());
       std::fprintf(stderr, "gshmrun: cannot start PE %d: '%s': %s\n", r, child_argv[0], std::strerror(errno));
       _exit(127);
     }
