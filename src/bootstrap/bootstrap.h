@@ -68,8 +68,10 @@ struct BootstrapRequest {
 // launcher is recognised from its environment: gshmrun, a PMIx server (Open MPI mpirun, srun
 // --mpi=pmix), srun --mpi=pmi2, MPICH Hydra; otherwise a job of one PE. NVSHMEM_BOOTSTRAP and
 // NVSHMEM_BOOTSTRAP_PMI win when set. A setting that does not fit the environment is an error
-// that names what was found and what to set. Logs the choice and why at INFO.
-Status create_bootstrap(const Config& config, const BootstrapRequest& request, std::unique_ptr<Bootstrap>* out);
+// that names what was found and what to set. Logs the choice and why at INFO. *started_by receives
+// a short description of what started the job ("gshmrun", "Open MPI mpirun (PMIx)", ...).
+Status create_bootstrap(const Config& config, const BootstrapRequest& request, std::unique_ptr<Bootstrap>* out,
+                        std::string* started_by);
 
 // A job of one PE.
 std::unique_ptr<Bootstrap> make_single_bootstrap();

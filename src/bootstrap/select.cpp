@@ -162,10 +162,28 @@ Status use_requested_pmi(const Config& c, const Environment& e, std::unique_ptr<
   return use_pmi1(c, setting, out);
 }
 
-}  // namespace
+// What started the job, in a few words, for the job's description (gshmem-check, gshmem_describe).
+std::string describe_start(const Config& c, const BootstrapRequest& request, const Environment& e, int size) {
+  if (request.kind == BootstrapRequest::Kind::kUniqueId) return "the application, with a unique ID";
+  if (request.kind == BootstrapRequest::Kind::kMpiComm) return "the application's MPI communicator";
+  std::string launcher = e.gshmrun              ? "gshmrun"
+                         : e.pmix && e.open_mpi ? "Open MPI mpirun"
+                         : e.pmix               ? "a PMIx launcher (srun --mpi=pmix)"
+                         : e.slurm_pmi2         ? "srun --mpi=pmi2"
+                         : e.hydra              ? "MPICH mpiexec.hydra"
+                         : e.srun_task          ? "srun"
+                                                : "";
+  if (launcher.empty()) return size == 1 ? "no launcher (a job of one PE)" : "an unknown launcher";
+  if (c.bootstrap == "MPI") return launcher + ", bootstrap through MPI (NVSHMEM_BOOTSTRAP=MPI)";
+  if (e.gshmrun) return launcher;
+  if (e.pmix) return launcher + ", bootstrap through PMIx";
+  if (e.slurm_pmi2) return launcher + ", bootstrap through PMI-2";
+  if (e.hydra) return launcher + ", bootstrap through PMI-1";
+  return launcher;
+}
 
-Status create_bootstrap(const Config& c, const BootstrapRequest& request, std::unique_ptr<Bootstrap>* out) {
-  const Environment e = inspect(c);
+Status select_bootstrap(const Config& c, const BootstrapRequest& request, const Environment& e,
+                        std::unique_ptr<Bootstrap>* out) {
   if (request.kind == BootstrapRequest::Kind::kUniqueId) {
     GSHMEM_INFO(kBootstrap, "bootstrap: unique ID (NVSHMEMX_INIT_WITH_UNIQUEID), rank %d of %d", request.uid_rank,
                 request.uid_size);
@@ -222,6 +240,16 @@ Status create_bootstrap(const Config& c, const BootstrapRequest& request, std::u
   }
   GSHMEM_INFO(kBootstrap, "bootstrap: single PE (%s)", e.found.c_str());
   *out = make_single_bootstrap();
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+Status create_bootstrap(const Config& c, const BootstrapRequest& request, std::unique_ptr<Bootstrap>* out,
+                        std::string* started_by) {
+  const Environment e = inspect(c);
+  GSHMEM_CHECK(select_bootstrap(c, request, e, out));
+  *started_by = describe_start(c, request, e, (*out)->size());
   return GSHMEM_SUCCESS;
 }
 

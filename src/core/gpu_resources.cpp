@@ -155,6 +155,13 @@ class CudaGpuResources final : public GpuResources {
     return GSHMEM_SUCCESS;
   }
 
+  std::string device_of(int pe) const override {
+    return pe >= 0 && pe < static_cast<int>(device_of_.size()) ? device_of_[pe] : std::string();
+  }
+  bool same_gpu(int pe) const override {
+    return pe >= 0 && pe < static_cast<int>(uuid_of_.size()) && !uuid_of_[pe].empty() &&
+           uuid_of_[pe] == uuid_of_[mype_];
+  }
   GpuSharing sharing() const override { return sharing_; }
 
   void synchronize() override {
@@ -230,6 +237,8 @@ class CudaGpuResources final : public GpuResources {
   int mype_ = 0;
   int npes_ = 0;
   GpuSharing sharing_ = GpuSharing::kOwn;
+  std::vector<std::string> device_of_;  // by PE; "" for PEs of other nodes
+  std::vector<std::string> uuid_of_;
 };
 
 // Finds the run of PEs whose heaps are mapped here side by side, `span` bytes apart, that holds
@@ -357,6 +366,12 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   }
   GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
   res->sharing_ = decide_sharing(all, boot.rank());
+  res->device_of_.assign(all.size(), std::string());
+  res->uuid_of_.assign(all.size(), std::string());
+  for (int pe : rt.node_pes_) {
+    res->device_of_[pe] = log::format("%s, bus %s", all[pe].name, all[pe].bus);
+    res->uuid_of_[pe] = uuid_text(all[pe].uuid);
+  }
   if (!rt.config_.disable_p2p) {
     for (int pe : rt.node_pes_) {
       if (!all[pe].can_reach_all) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/wait_watch.h"
 #include "util/status.h"
@@ -31,6 +33,11 @@ class GpuResources {
   // it hand to the copy engines (quiet_on_stream; a one-thread kernel, so it can be captured).
   virtual Status quiet_on_stream(void* stream) = 0;
   virtual GpuSharing sharing() const = 0;
+  // The GPU that PE `pe` of this node uses, in words ("NVIDIA H200, bus 0000:19:00.0"); "" for a PE
+  // of another node.
+  virtual std::string device_of(int pe) const = 0;
+  // Whether PE `pe` uses the same GPU as this PE.
+  virtual bool same_gpu(int pe) const = 0;
   // Makes the bound context current and waits for all work on the device (finalize, first step).
   virtual void synchronize() = 0;
   // Releases the stream, the module and the device arrays, and the context if gshmem retained it

@@ -119,7 +119,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     sleep(static_cast<unsigned>(config_.debug_attach_delay));
   }
   activity::Scope doing(api);
-  GSHMEM_CHECK(create_bootstrap(config_, options_.bootstrap, &boot_));
+  GSHMEM_CHECK(create_bootstrap(config_, options_.bootstrap, &boot_, &started_by_));
   log::set_pe(boot_->rank());
   // From here on a PE that ends before nvshmem_finalize ends this one too, and this one's end is
   // told to the others.
@@ -135,17 +135,14 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     return s;
   }
   build_teams();
-  if (boot_->rank() == 0 && (config_.version || config_.debug == "VERSION" || log::g_level >= log::Level::Info)) {
-    std::fprintf(stderr, "gshmem %s (NVSHMEM %d.%d.%d API), %d PEs, %s backend\n", GSHMEM_VERSION_STRING,
-                 GSHMEM_NVSHMEM_API_MAJOR, GSHMEM_NVSHMEM_API_MINOR, GSHMEM_NVSHMEM_API_PATCH, boot_->size(),
-                 backend_ == Backend::kGpu ? "gpu" : "cpu");
+  if (boot_->rank() == 0 &&
+      (config_.version || config_.info || config_.debug == "VERSION" || log::g_level >= log::Level::Info)) {
+    std::fprintf(stderr, "gshmem %s (NVSHMEM %d.%d.%d API): %d PE%s started by %s, %s backend (%s)\n",
+                 GSHMEM_VERSION_STRING, GSHMEM_NVSHMEM_API_MAJOR, GSHMEM_NVSHMEM_API_MINOR, GSHMEM_NVSHMEM_API_PATCH,
+                 boot_->size(), boot_->size() == 1 ? "" : "s", started_by_.c_str(),
+                 backend_ == Backend::kGpu ? "GPU" : "CPU", backend_reason_.c_str());
   }
-  if (boot_->rank() == 0 && config_.info) {
-    for (const ConfigEntry& e : describe_config_from_environment(config_)) {
-      if (e.category != ConfigCategory::Public) continue;
-      std::fprintf(stderr, "  %-30s %-12s %s\n", e.name, e.current.c_str(), e.help);
-    }
-  }
+  if (boot_->rank() == 0 && config_.info) print_settings_table(stderr, config_);
   state_ = kBootstrapped;
   if (backend_ == Backend::kCpu) {
     s = setup_cpu();
@@ -181,7 +178,7 @@ Status Runtime::exchange_host_identity() {
   };
   HostRecord mine{};
   mine.pid = static_cast<int32_t>(getpid());
-  std::string name;
+  std::string& name = host_name_;
   mine.id = host_identity(&name);
   std::snprintf(mine.name, sizeof mine.name, "%s", name.c_str());
   std::vector<HostRecord> all(static_cast<size_t>(boot_->size()));
@@ -299,12 +296,16 @@ Status Runtime::setup_cpu() {
   // Nobody may signal a peer's flags before the peer has zeroed them.
   GSHMEM_CHECK(boot_->barrier());
   state_ = kInitialized;
+  log_routes();
   return GSHMEM_SUCCESS;
 }
 
 Status Runtime::bind_gpu(const char* api) {
   Status s = bind_gpu_backend(*this, api, &gpu_);
-  if (ok(s)) state_ = kInitialized;
+  if (ok(s)) {
+    state_ = kInitialized;
+    log_routes();
+  }
   return s;
 }
 
@@ -409,6 +410,56 @@ void* Runtime::ptr(const void* p, int pe) const {
   if (state_ != kInitialized || pe < 0 || pe >= n_pes() || !heap_.contains(p, 1)) return nullptr;
   char* base = heap_.peer_base(pe);
   return base ? base + (static_cast<const char*>(p) - heap_.base()) : nullptr;
+}
+
+std::string Runtime::device() const {
+  if (backend_ == Backend::kCpu) return state_ == kInitialized ? "host shared memory" : "";
+  return gpu_ ? gpu_->device_of(my_pe()) : "";
+}
+
+std::string Runtime::peer_route(int pe, std::string* why) const {
+  why->clear();
+  if (state_ != kInitialized || pe < 0 || pe >= n_pes()) return "";
+  if (pe == my_pe()) {
+    *why = "this PE";
+    return "local memory";
+  }
+  if (!heap_.peer_base(pe)) {
+    *why = unreachable_reason();
+    return "none";
+  }
+  if (backend_ == Backend::kCpu) {
+    *why = "on the same host, its heap is mapped into this process";
+    return "shared memory";
+  }
+  if (gpu_->same_gpu(pe)) {
+    *why = "it uses the same GPU, whose memory of its heap is mapped here";
+    return "GPU load/store (same GPU)";
+  }
+  *why = "on the same host, with peer access from this GPU to its GPU (" + gpu_->device_of(pe) +
+         "): its heap is mapped here, over NVLink or PCIe as the GPUs are connected";
+  return "GPU load/store and copy engines";
+}
+
+void Runtime::log_routes() const {
+  if (!log::enabled(log::Level::Info, log::kTransport)) return;
+  // Grouped, so that a large job logs a line per kind of route, not per PE.
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (int pe = 0; pe < n_pes(); ++pe) {
+    if (pe == my_pe()) continue;
+    std::string why;
+    const std::string route = peer_route(pe, &why) + " (" + why + ")";
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == route; });
+    if (g == groups.end()) {
+      groups.push_back({route, {pe}});
+    } else {
+      g->second.push_back(pe);
+    }
+  }
+  for (const auto& g : groups) {
+    GSHMEM_INFO(kTransport, "transport to PE%s %s: %s", g.second.size() == 1 ? "" : "s", pe_list(g.second).c_str(),
+                g.first.c_str());
+  }
 }
 
 std::string Runtime::unreachable_reason() const {

@@ -82,6 +82,16 @@ class Runtime {
   GpuSharing gpu_sharing() const { return gpu_ ? gpu_->sharing() : GpuSharing::kOwn; }
   const Config& config() const { return config_; }
 
+  // The job in words (gshmem_describe, gshmem-check, NVSHMEM_DEBUG=INFO). Valid after init.
+  const std::string& started_by() const { return started_by_; }
+  const std::string& backend_reason() const { return backend_reason_; }
+  const std::string& host_name() const { return host_name_; }
+  // This PE's memory: its GPU ("NVIDIA H200, bus ...") or "host shared memory"; "" before the GPU
+  // is bound.
+  std::string device() const;
+  // How this PE reaches `pe` ("shared memory", "none", ...) and why; "" before the heap exists.
+  std::string peer_route(int pe, std::string* why) const;
+
   // Symmetric memory. Collective. On failure *out is nullptr and the reason has been logged.
   Status allocate(size_t size, size_t align, bool zero, void** out, const char* api);
   Status release(void* ptr, const char* api);
@@ -155,6 +165,8 @@ class Runtime {
   size_t evaluate(const WaitCall& call, const std::vector<uint64_t>& snapshot, size_t start) const;
   std::string describe_wait(const WaitCall& call, const std::vector<uint64_t>& snapshot) const;
   std::string unreachable_reason() const;
+  // Logs at INFO (TRANSPORT) how this PE reaches the others, grouped by route.
+  void log_routes() const;
 
   Config config_;
   InitOptions options_;
@@ -165,6 +177,8 @@ class Runtime {
   int init_pid_ = -1;        // the process that initialised (not a child of fork())
   Backend backend_ = Backend::kCpu;
   std::string backend_reason_;
+  std::string started_by_;
+  std::string host_name_;
   uint64_t job_key_ = 0;              // names the node's descriptor sockets
   uint64_t job_token_ = 0;            // authenticates the descriptor messages
   std::vector<uint64_t> host_of_pe_;  // host identity of every PE

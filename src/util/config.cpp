@@ -316,6 +316,78 @@ std::vector<ConfigEntry> describe_config_from_environment(const Config& config) 
   return describe_config(config, [](const char* name) -> const char* { return std::getenv(name); });
 }
 
+const char* config_type_name(ConfigType t) {
+  switch (t) {
+    case ConfigType::Bool:
+      return "bool";
+    case ConfigType::Int:
+      return "int";
+    case ConfigType::Size:
+      return "size";
+    case ConfigType::Seconds:
+      return "seconds";
+    case ConfigType::String:
+      return "string";
+    case ConfigType::Enum:
+      return "choice";
+    case ConfigType::List:
+      return "list";
+  }
+  return "?";
+}
+
+void print_settings_table(FILE* out, const Config& config) {
+  std::vector<ConfigEntry> rows;
+  for (ConfigEntry& e : describe_config_from_environment(config)) {
+    if (e.category == ConfigCategory::Public) rows.push_back(std::move(e));
+  }
+  int name_w = 8, value_w = 5;
+  for (const ConfigEntry& e : rows) {
+    name_w = std::max(name_w, static_cast<int>(std::strlen(e.name)));
+    value_w = std::max(value_w, static_cast<int>(e.current.size()) + 2);
+  }
+  std::fprintf(out, "Settings (* = set in the environment):\n  %-*s  %-*s  %s\n", name_w, "variable", value_w, "value",
+               "meaning");
+  for (const ConfigEntry& e : rows) {
+    const std::string value = (e.current.empty() ? std::string("\"\"") : e.current) + (e.is_set ? " *" : "");
+    std::fprintf(out, "  %-*s  %-*s  %s\n", name_w, e.name, value_w, value.c_str(), e.help);
+  }
+}
+
+std::string settings_markdown() {
+  Config defaults;
+  std::string ignored;
+  parse_config([](const char*) -> const char* { return nullptr; }, &defaults, &ignored);
+  std::string md =
+      "# Settings\n\n"
+      "Every setting is an environment variable, read once at `nvshmem_init`. NVSHMEM's variables keep NVSHMEM's\n"
+      "meaning; gshmem's own start with `GSHMEM_`. A malformed value is an error naming the variable and what is\n"
+      "accepted; a misspelled `GSHMEM_*` name gets a \"did you mean\" warning. `gshmem-info` prints each setting\n"
+      "with its value in the current environment; `NVSHMEM_INFO=1` prints them at start.\n\n"
+      "Sizes take a K, M, G or T suffix (powers of 1024); booleans 1/0, yes/no, true/false, on/off.\n\n"
+      "This file is written by `gshmem-info --markdown` from the one table of settings (`src/util/config.def`);\n"
+      "the test `lint_settings_doc` fails when they differ.\n\n"
+      "| Variable | Type | Default | Meaning |\n| --- | --- | --- | --- |\n";
+  for (const ConfigEntry& e : describe_config(defaults, [](const char*) -> const char* { return nullptr; })) {
+    if (e.category != ConfigCategory::Public) continue;
+    std::string type = config_type_name(e.type);
+    if (e.values[0]) {
+      std::string v = e.values;
+      std::string list;
+      size_t start = 0;
+      while (start <= v.size()) {
+        size_t end = std::min(v.find('|', start), v.size());
+        list += (list.empty() ? "" : ", ") + ("`" + v.substr(start, end - start) + "`");
+        start = end + 1;
+      }
+      type += ": " + list;
+    }
+    md += "| `" + std::string(e.name) + "` | " + type + " | " +
+          (e.default_value[0] ? "`" + std::string(e.default_value) + "`" : std::string()) + " | " + e.help + " |\n";
+  }
+  return md;
+}
+
 std::vector<std::pair<std::string, std::string>> unknown_gshmem_variables() {
   std::vector<std::string> known;
 #define GSHMEM_CONFIG(field, name, type, def, cat, values, help) known.emplace_back(name);

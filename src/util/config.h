@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@ namespace gshmem {
 enum class ConfigType { Bool, Int, Size, Seconds, String, Enum, List };
 // Secret: hidden, and its value is never described (a job's credentials).
 enum class ConfigCategory { Public, Hidden, Secret };
+const char* config_type_name(ConfigType type);  // "bool", "size", "choice", ...
 
 // The parsed settings. Every member comes from one row of config.def.
 struct Config {
@@ -53,6 +55,14 @@ Status parse_config_from_environment(Config* out, std::string* errors);
 // Every row of the table with the values in effect for `config` (as found through `lookup`).
 std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& lookup);
 std::vector<ConfigEntry> describe_config_from_environment(const Config& config);
+
+// The public settings in aligned columns (name, value in effect, "*" when set, help), under a
+// heading: what NVSHMEM_INFO=1 prints.
+void print_settings_table(FILE* out, const Config& config);
+
+// The reference of every public setting, as a Markdown table (type and accepted values, default,
+// help). docs/settings.md is this text, written by `gshmem-info --markdown`, so it cannot drift.
+std::string settings_markdown();
 
 // Variables in the environment that start with GSHMEM_ but are not in the table, each with the
 // closest known name (for a "did you mean" warning).

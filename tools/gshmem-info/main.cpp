@@ -14,26 +14,6 @@
 
 namespace {
 
-const char* type_name(gshmem::ConfigType t) {
-  switch (t) {
-    case gshmem::ConfigType::Bool:
-      return "bool";
-    case gshmem::ConfigType::Int:
-      return "int";
-    case gshmem::ConfigType::Size:
-      return "size";
-    case gshmem::ConfigType::Seconds:
-      return "seconds";
-    case gshmem::ConfigType::String:
-      return "string";
-    case gshmem::ConfigType::Enum:
-      return "choice";
-    case gshmem::ConfigType::List:
-      return "list";
-  }
-  return "?";
-}
-
 void print_gpus(const std::string& cuda_path) {
 #ifdef GSHMEM_HAVE_CUDA
   std::string why;
@@ -66,13 +46,17 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--all") || !std::strcmp(argv[i], "-a")) {
       all = true;
+    } else if (!std::strcmp(argv[i], "--markdown")) {
+      std::fputs(gshmem::settings_markdown().c_str(), stdout);
+      return 0;
     } else if (!std::strcmp(argv[i], "--version")) {
       std::printf("gshmem %s\n", GSHMEM_VERSION_STRING);
       return 0;
     } else {
       std::printf(
-          "usage: gshmem-info [--all] [--version]\n"
-          "Prints the version, the build options and every setting (--all: also the internal ones).\n");
+          "usage: gshmem-info [--all] [--version] [--markdown]\n"
+          "Prints the version, the build options and every setting (--all: also the internal ones);\n"
+          "--markdown prints the reference table of the settings (docs/settings.md).\n");
       return std::strcmp(argv[i], "-h") && std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
@@ -98,7 +82,7 @@ int main(int argc, char** argv) {
   std::printf("\nSettings (environment variables; * = set in this environment):\n");
   for (const gshmem::ConfigEntry& e : gshmem::describe_config_from_environment(config)) {
     if (e.category != gshmem::ConfigCategory::Public && !all) continue;
-    std::printf("\n  %s%s  (%s", e.name, e.is_set ? " *" : "", type_name(e.type));
+    std::printf("\n  %s%s  (%s", e.name, e.is_set ? " *" : "", gshmem::config_type_name(e.type));
     if (e.values[0]) {
       std::string v = e.values;
       for (char& c : v) {
