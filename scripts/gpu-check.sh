@@ -75,6 +75,10 @@ if want rest; then
 fi
 if want bench; then
   step "perftests against NVSHMEM: bench/compare"
+  # bench/compare draws its plots with matplotlib (from PyPI when missing; without it, no plots).
+  python3 -c "import matplotlib" 2>/dev/null ||
+    python3 -m pip install --quiet --disable-pip-version-check matplotlib >/dev/null 2>&1 ||
+    echo "gpu-check: matplotlib could not be installed: bench/compare skips its plots" >&2
   python3 bench/compare "$LOG/bench" --no-build --build-dir "$BUILD" --reps "$REPS" ${TESTS:+--tests "$TESTS"} \
     ${DEADLINE:+--deadline "$DEADLINE"} ${BASE:+--baseline-build-dir "$BUILD-base"} \
     > "$LOG/bench.log" 2>&1 || status=1

@@ -22,6 +22,6 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GSHMEM_SKIP_LAUNC
 fi
 stop() { if [ $started_slurm = 1 ]; then "$ROOT/scripts/launchers.sh" slurm-down; fi; }
 trap stop EXIT
-BUILD=$BUILD scripts/setup.sh
+BUILD=$BUILD scripts/setup.sh all
 cd "$BUILD"
 ctest --output-on-failure -j "$(nproc)" --timeout 600 "$@"

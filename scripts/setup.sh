@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for gshmem and builds it into ./build (or $BUILD).
-# Installs what is missing (as root through apt-get); otherwise says what to install.
-# The CUDA toolkit is optional: with nvcc on the PATH or in /usr/local/cuda the GPU backend, the
-# device API tests and the device perftests are built too.
+#   setup.sh main   installs cmake, ninja-build and g++ if missing; builds only what the main job
+#                   needs: libgshmem_host, gshmrun, gshmem-check and gshmem-info
+#   setup.sh all    also installs GoogleTest (libgtest-dev), python3 and pkg-config; builds everything: the
+#                   tests, examples and perftests
+# Packages are installed as root through apt-get; otherwise the script says what to install.
+# The CUDA toolkit is optional: with nvcc on the PATH or in /usr/local/cuda the GPU backend is built
+# (and, with `all`, the device tests and device perftests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
+what=${1:-all}
+case "$what" in main | all) ;; *) echo "usage: setup.sh main|all" >&2; exit 2 ;; esac
 
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
-command -v python3 >/dev/null || need+=(python3)
-[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+if [ "$what" = all ]; then
+  command -v python3 >/dev/null || need+=(python3)
+  command -v pkg-config >/dev/null || need+=(pkg-config)
+  [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${need[*]}"
@@ -25,13 +34,15 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-# bench/compare draws its plots with matplotlib (from PyPI when missing).
-if ! python3 -c "import matplotlib" 2>/dev/null; then
-  python3 -m pip install --quiet --disable-pip-version-check matplotlib 2>/dev/null ||
-    echo "setup: matplotlib could not be installed: bench/compare will skip its plots" >&2
+if [ "$what" = main ]; then
+  # A folder the tests were configured in keeps them; a new one gets only the main job.
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_BUILD_TESTS=OFF \
+      -DGSHMEM_BUILD_EXAMPLES=OFF -DGSHMEM_BUILD_PERFTESTS=OFF
+  fi
+  cmake --build "$BUILD" -j "$(nproc)" --target gshmem_host gshmrun gshmem-check gshmem-info
+else
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_BUILD_TESTS=ON \
+    -DGSHMEM_BUILD_EXAMPLES=ON -DGSHMEM_BUILD_PERFTESTS=ON
+  cmake --build "$BUILD" -j "$(nproc)"
 fi
-
-if [ ! -f "$BUILD/build.ninja" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-fi
-cmake --build "$BUILD" -j "$(nproc)"

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "gshmem/describe.h"
+
 namespace {
 
 class SinglePe : public ::testing::Environment {
@@ -28,6 +30,29 @@ TEST(SinglePe, Queries) {
   EXPECT_EQ(nvshmem_n_pes(), 1);
   EXPECT_EQ(nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE), 1);
   EXPECT_EQ(nvshmem_team_my_pe(NVSHMEM_TEAM_SHARED), 0);
+}
+
+std::string describe(gshmem_describe_item_t item, int pe = 0) {
+  char buf[256];
+  const int n = gshmem_describe(item, pe, buf, sizeof buf);
+  return n < 0 ? std::string("(-1)") : std::string(buf);
+}
+
+TEST(SinglePe, DescribeTheJob) {
+  EXPECT_EQ(describe(GSHMEM_DESCRIBE_STARTED_BY), "no launcher (a job of one PE)");
+  EXPECT_EQ(describe(GSHMEM_DESCRIBE_BACKEND), "CPU");
+  EXPECT_EQ(describe(GSHMEM_DESCRIBE_BACKEND_REASON), "GSHMEM_BACKEND=cpu");
+  EXPECT_EQ(describe(GSHMEM_DESCRIBE_MEMORY), "host shared memory");
+  EXPECT_EQ(describe(GSHMEM_DESCRIBE_ROUTE, 0), "local memory");
+  EXPECT_FALSE(describe(GSHMEM_DESCRIBE_HOST).empty());
+  // Out of range and unknown items write nothing and return -1.
+  char buf[8] = "keep";
+  EXPECT_EQ(gshmem_describe(GSHMEM_DESCRIBE_ROUTE, 1, buf, sizeof buf), -1);
+  EXPECT_EQ(gshmem_describe(static_cast<gshmem_describe_item_t>(99), 0, buf, sizeof buf), -1);
+  EXPECT_STREQ(buf, "keep");
+  // Cut to fit, NUL-terminated, returning the full length.
+  EXPECT_EQ(gshmem_describe(GSHMEM_DESCRIBE_MEMORY, 0, buf, sizeof buf), 18);
+  EXPECT_STREQ(buf, "host sh");
 }
 
 TEST(SinglePe, VersionQueries) {
