@@ -434,7 +434,7 @@ std::string Runtime::peer_route(int pe, std::string* why) const {
   }
   if (gpu_->same_gpu(pe)) {
     *why = "it uses the same GPU, whose memory of its heap is mapped here";
-    return "GPU load/store (same GPU)";
+    return "GPU load/store, same GPU";
   }
   *why = "on the same host, with peer access from this GPU to its GPU (" + gpu_->device_of(pe) +
          "): its heap is mapped here, over NVLink or PCIe as the GPUs are connected";

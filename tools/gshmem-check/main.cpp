@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
         for (int k = 0; k < iters; ++k) nvshmem_putmem_nbi(dst, src, size, 1);
         nvshmem_quiet();
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("%-12zu  %-12d  %-10.3f\n", size, iters,
+        std::printf("%-12zu  %-12d  %-10.6f\n", size, iters,
                     s > 0 ? static_cast<double>(size) * iters / (s * 1e9) : 0.0);
         std::fflush(stdout);
         if (size > opt.max_size / 2) break;  // the next doubling would overflow past the last size
