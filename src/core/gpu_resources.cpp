@@ -14,7 +14,7 @@
 
 #include "core/module_registry.h"
 #include "core/runtime.h"
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
 #include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
@@ -307,7 +307,7 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_CU_CHECK(cuDeviceGetCount, &ndev);
   CUcontext ctx = nullptr;
   GSHMEM_CU_CHECK(cuCtxGetCurrent, &ctx);
-  const int node_rank = rt.teams_[NVSHMEMX_TEAM_NODE].my_pe;
+  const int node_rank = rt.teams_[GSHMEM_TEAM_NODE].my_pe;
   if (rt.options_.cuda_device >= 0 || !ctx) {
     int dev = rt.options_.cuda_device;
     if (dev < 0) {
@@ -440,12 +440,12 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   st.abi = detail::kDeviceStateAbi;
   st.mype = boot.rank();
   st.npes = n;
-  st.node_mype = rt.teams_[NVSHMEMX_TEAM_NODE].my_pe;
-  st.node_npes = rt.teams_[NVSHMEMX_TEAM_NODE].n_pes();
-  st.shared_mype = rt.teams_[NVSHMEM_TEAM_SHARED].my_pe;
-  st.shared_npes = rt.teams_[NVSHMEM_TEAM_SHARED].n_pes();
-  st.same_mype_node_mype = rt.teams_[NVSHMEMX_TEAM_SAME_MYPE_NODE].my_pe;
-  st.same_mype_node_npes = rt.teams_[NVSHMEMX_TEAM_SAME_MYPE_NODE].n_pes();
+  st.node_mype = rt.teams_[GSHMEM_TEAM_NODE].my_pe;
+  st.node_npes = rt.teams_[GSHMEM_TEAM_NODE].n_pes();
+  st.shared_mype = rt.teams_[GSHMEM_TEAM_SHARED].my_pe;
+  st.shared_npes = rt.teams_[GSHMEM_TEAM_SHARED].n_pes();
+  st.same_mype_node_mype = rt.teams_[GSHMEM_TEAM_SAME_MYPE_NODE].my_pe;
+  st.same_mype_node_npes = rt.teams_[GSHMEM_TEAM_SAME_MYPE_NODE].n_pes();
   st.heap_base = rt.heap_.base();
   st.heap_span = rt.heap_.slot();
   st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);

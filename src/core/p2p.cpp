@@ -11,7 +11,7 @@
 
 #include "core/activity.h"
 #include "core/runtime.h"
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
 #include "gshmem/detail/compare.h"
 #include "util/host_wait.h"
 #include "util/log.h"
@@ -50,15 +50,15 @@ bool holds(uint64_t a, int cmp, uint64_t b, WaitKind kind) {
 
 const char* cmp_text(int cmp) {
   switch (cmp) {
-    case NVSHMEM_CMP_EQ:
+    case GSHMEM_CMP_EQ:
       return "==";
-    case NVSHMEM_CMP_NE:
+    case GSHMEM_CMP_NE:
       return "!=";
-    case NVSHMEM_CMP_GT:
+    case GSHMEM_CMP_GT:
       return ">";
-    case NVSHMEM_CMP_LE:
+    case GSHMEM_CMP_LE:
       return "<=";
-    case NVSHMEM_CMP_LT:
+    case GSHMEM_CMP_LT:
       return "<";
     default:
       return ">=";
@@ -122,14 +122,14 @@ void Runtime::check_local(const void* p, size_t bytes, size_t align, const char*
 }
 
 void Runtime::check_signal_op(int sig_op, const char* api) const {
-  if (sig_op != NVSHMEM_SIGNAL_SET && sig_op != NVSHMEM_SIGNAL_ADD) {
+  if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) {
     log::fatal("%s: signal operation %d is not NVSHMEM_SIGNAL_SET (%d) or NVSHMEM_SIGNAL_ADD (%d)", api, sig_op,
-               NVSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD);
+               GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
   }
 }
 
 void Runtime::check_comparison(int cmp, const char* api) const {
-  if (cmp < NVSHMEM_CMP_EQ || cmp > NVSHMEM_CMP_GE) {
+  if (cmp < GSHMEM_CMP_EQ || cmp > GSHMEM_CMP_GE) {
     log::fatal(
         "%s: comparison %d is not one of NVSHMEM_CMP_EQ (0), NVSHMEM_CMP_NE (1), NVSHMEM_CMP_GT (2), NVSHMEM_CMP_LE "
         "(3), NVSHMEM_CMP_LT (4) or NVSHMEM_CMP_GE (5)",
@@ -195,7 +195,7 @@ void Runtime::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
   check_signal_op(sig_op, api);
   char* remote = remote_address(sig_addr, sizeof(uint64_t), pe, "signal", api);
   check_local(sig_addr, sizeof(uint64_t), sizeof(uint64_t), "signal", api);
-  Amo amo{sig_op == NVSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
+  Amo amo{sig_op == GSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
   if (!ok(transport_->atomic(remote, amo, nullptr, completion, stream))) {
     log::fatal("%s: the signal update on PE %d failed", api, pe);
   }
@@ -212,7 +212,7 @@ void Runtime::put_signal(void* dest, const void* source, size_t bytes, uint64_t*
   // update is a release after the copy completed: the data arrives first. A blocking call waits
   // once, for the signal.
   const Completion copy_completion = completion == Completion::kBlocking ? Completion::kNbi : completion;
-  Amo amo{sig_op == NVSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
+  Amo amo{sig_op == GSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
   if (bytes > 0) check_local_buffer(source, bytes, "source", api);
   if (bytes > 0 && !ok(transport_->copy(remote, source, bytes, copy_completion, stream))) {
     log::fatal("%s: the copy of %zu bytes to PE %d failed", api, bytes, pe);

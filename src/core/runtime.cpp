@@ -14,7 +14,8 @@
 #include "core/activity.h"
 #include "core/gpu_resources.h"
 #include "core/module_registry.h"
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
+#include "gshmem/detail/flag_barrier.h"
 #include "gshmem/version.h"
 #include "util/host_wait.h"
 #include "util/log.h"
@@ -238,17 +239,17 @@ Status Runtime::choose_backend() {
 void Runtime::build_teams() {
   const int me = boot_->rank();
   const int n = boot_->size();
-  Team& world = teams_[NVSHMEM_TEAM_WORLD];
+  Team& world = teams_[GSHMEM_TEAM_WORLD];
   world.members.clear();
   for (int pe = 0; pe < n; ++pe) world.members.push_back(pe);
   world.my_pe = me;
 
-  Team& node = teams_[NVSHMEMX_TEAM_NODE];
+  Team& node = teams_[GSHMEM_TEAM_NODE];
   node.members = node_pes_;
   node.my_pe = static_cast<int>(std::find(node_pes_.begin(), node_pes_.end(), me) - node_pes_.begin());
 
   // PEs whose heap this PE maps: the node, unless peer mapping is disabled.
-  Team& shared = teams_[NVSHMEM_TEAM_SHARED];
+  Team& shared = teams_[GSHMEM_TEAM_SHARED];
   if (config_.disable_p2p) {
     shared.members = {me};
     shared.my_pe = 0;
@@ -257,7 +258,7 @@ void Runtime::build_teams() {
   }
 
   // One PE per node: those with the same index in their node as this PE.
-  Team& same = teams_[NVSHMEMX_TEAM_SAME_MYPE_NODE];
+  Team& same = teams_[GSHMEM_TEAM_SAME_MYPE_NODE];
   same.members.clear();
   std::vector<uint64_t> nodes_seen;
   for (int pe = 0; pe < n; ++pe) {
@@ -508,41 +509,41 @@ Status Runtime::host_barrier(const char* api) {
     activity::Scope doing(api, "a barrier through the bootstrap");
     return boot_->barrier();
   }
-  // CPU backend: the same flag algorithm as the device barrier, on host shared memory.
-  const int me = my_pe();
+  // CPU backend: the device barrier's algorithm (detail/flag_barrier.h) on host shared memory.
   const uint64_t seq = ++host_barrier_seq_;
   activity::Scope doing(api, "barrier %llu of NVSHMEM_TEAM_WORLD", seq);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  const uint64_t flags_off = static_cast<uint64_t>(reinterpret_cast<char*>(barrier_flags_) - heap_.base());
-  for (int pe = 0; pe < n_pes(); ++pe) {
-    if (pe == me) continue;
-    auto* slot = reinterpret_cast<uint64_t*>(heap_.peer_base(pe) + flags_off) + me;
-    __atomic_store_n(slot, seq, __ATOMIC_RELEASE);
-  }
-  for (int pe = 0; pe < n_pes(); ++pe) {
-    if (pe == me) continue;
-    uint64_t* flag = barrier_flags_ + pe;
-    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) continue;
-    auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
-    WaitWatch watch(wait_watch_options(api));
-    auto describe = [&] {
-      return log::format(" for PE %d to arrive (it reached barrier %llu, this is barrier %llu)", pe, reached(),
-                         static_cast<unsigned long long>(seq));
-    };
-    auto stuck = [&](const std::vector<int>& left) -> std::string {
-      if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
-      return log::format(
-          "it waits in barrier %llu for PE %d, which has already called nvshmem_finalize and left the job after "
-          "barrier %llu: PE %d made fewer barriers than this PE (a skipped nvshmem_barrier_all or "
-          "nvshmem_sync_all, or an early return on some path)",
-          static_cast<unsigned long long>(seq), pe, reached(), pe);
-    };
-    HostBackoff backoff;
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq) {
-      if (backoff.pause()) watch.check(describe, stuck);
-    }
-  }
+  HostBarrierFlags flags{this, api, static_cast<uint64_t>(reinterpret_cast<char*>(barrier_flags_) - heap_.base())};
+  detail::flag_barrier(flags, my_pe(), n_pes(), seq);
   return GSHMEM_SUCCESS;
+}
+
+void Runtime::HostBarrierFlags::arrive(int pe, uint64_t seq) const {
+  auto* slot = reinterpret_cast<uint64_t*>(rt->heap_.peer_base(pe) + flags_offset) + rt->my_pe();
+  __atomic_store_n(slot, seq, __ATOMIC_RELEASE);
+}
+
+void Runtime::HostBarrierFlags::wait(int pe, uint64_t seq) const {
+  uint64_t* flag = rt->barrier_flags_ + pe;
+  if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) return;
+  auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
+  WaitWatch watch(rt->wait_watch_options(api));
+  auto describe = [&] {
+    return log::format(" for PE %d to arrive (it reached barrier %llu, this is barrier %llu)", pe, reached(),
+                       static_cast<unsigned long long>(seq));
+  };
+  auto stuck = [&](const std::vector<int>& left) -> std::string {
+    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
+    return log::format(
+        "it waits in barrier %llu for PE %d, which has already called nvshmem_finalize and left the job after "
+        "barrier %llu: PE %d made fewer barriers than this PE (a skipped nvshmem_barrier_all or "
+        "nvshmem_sync_all, or an early return on some path)",
+        static_cast<unsigned long long>(seq), pe, reached(), pe);
+  };
+  HostBackoff backoff;
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq) {
+    if (backoff.pause()) watch.check(describe, stuck);
+  }
 }
 
 WaitWatch::Options Runtime::wait_watch_options(const char* api) const {

@@ -143,6 +143,15 @@ class Runtime {
   Status setup_cpu();
   Status bind_gpu(const char* api);
   Status host_barrier(const char* api);
+  // The memory operations of detail::flag_barrier on the CPU backend: CPU atomics on the mapped
+  // heaps; a wait that lasts reports what it waits for (WaitWatch).
+  struct HostBarrierFlags {
+    Runtime* rt;
+    const char* api;
+    uint64_t flags_offset;  // of barrier_flags_ in every heap
+    void arrive(int pe, uint64_t seq) const;
+    void wait(int pe, uint64_t seq) const;
+  };
   WaitWatch::Options wait_watch_options(const char* api) const;
   Status check_symmetric(const char* api, uint64_t a, uint64_t b,
                          const std::function<std::string(uint64_t, uint64_t)>& describe);

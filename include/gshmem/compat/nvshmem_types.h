@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gshmem/constants.h"
 #include "gshmem/status.h"
 #include "gshmem/version.h"
 
@@ -56,10 +57,10 @@ typedef struct CUlib_st *CUlibrary;
 #define NVSHMEM_VENDOR_PACKAGE_VERSION 0
 #define NVSHMEM_VENDOR_VERSION \
   (NVSHMEM_VENDOR_MAJOR_VERSION * 10000 + NVSHMEM_VENDOR_MINOR_VERSION * 100 + NVSHMEM_VENDOR_PATCH_VERSION)
-#define NVSHMEM_VENDOR_STRING "gshmem v" GSHMEM_VERSION_STRING " (NVSHMEM 3.4.5 API)"
+#define NVSHMEM_VENDOR_STRING GSHMEM_VENDOR_STRING
 #define NVSHMEM_MAJOR_VERSION GSHMEM_OPENSHMEM_MAJOR
 #define NVSHMEM_MINOR_VERSION GSHMEM_OPENSHMEM_MINOR
-#define NVSHMEM_MAX_NAME_LEN 256
+#define NVSHMEM_MAX_NAME_LEN GSHMEM_MAX_NAME_LEN
 
 /* ---- status ------------------------------------------------------------------------------ */
 typedef enum {
@@ -97,35 +98,35 @@ typedef int32_t nvshmem_team_t;
 typedef nvshmem_team_t nvshmemx_team_t;
 
 enum nvshmem_team_id_t {
-  NVSHMEM_TEAM_INVALID = -1,
-  NVSHMEM_TEAM_WORLD = 0,
+  NVSHMEM_TEAM_INVALID = GSHMEM_TEAM_INVALID,
+  NVSHMEM_TEAM_WORLD = GSHMEM_TEAM_WORLD,
   NVSHMEM_TEAM_WORLD_INDEX = 0,
-  NVSHMEM_TEAM_SHARED = 1,
+  NVSHMEM_TEAM_SHARED = GSHMEM_TEAM_SHARED,
   NVSHMEM_TEAM_SHARED_INDEX = 1,
-  NVSHMEMX_TEAM_NODE = 2,
+  NVSHMEMX_TEAM_NODE = GSHMEM_TEAM_NODE,
   NVSHMEM_TEAM_NODE_INDEX = 2,
-  NVSHMEMX_TEAM_SAME_MYPE_NODE = 3,
+  NVSHMEMX_TEAM_SAME_MYPE_NODE = GSHMEM_TEAM_SAME_MYPE_NODE,
   NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX = 3,
-  NVSHMEMI_TEAM_SAME_GPU = 4,
+  NVSHMEMI_TEAM_SAME_GPU = GSHMEM_TEAM_SAME_GPU,
   NVSHMEM_TEAM_SAME_GPU_INDEX = 4,
-  NVSHMEMI_TEAM_GPU_LEADERS = 5,
+  NVSHMEMI_TEAM_GPU_LEADERS = GSHMEM_TEAM_GPU_LEADERS,
   NVSHMEM_TEAM_GPU_LEADERS_INDEX = 5,
-  NVSHMEM_TEAMS_MIN = 6,
+  NVSHMEM_TEAMS_MIN = GSHMEM_TEAMS_PREDEFINED,
   NVSHMEM_TEAM_INDEX_MAX = 1 << 30
 };
 
-/* ---- comparison and signal operators (values are part of the ABI; LE=3, LT=4) ------------ */
+/* ---- comparison and signal operators (gshmem/constants.h holds the values) ---------------- */
 enum nvshmemi_cmp_type {
-  NVSHMEM_CMP_EQ = 0,
-  NVSHMEM_CMP_NE = 1,
-  NVSHMEM_CMP_GT = 2,
-  NVSHMEM_CMP_LE = 3,
-  NVSHMEM_CMP_LT = 4,
-  NVSHMEM_CMP_GE = 5,
+  NVSHMEM_CMP_EQ = GSHMEM_CMP_EQ,
+  NVSHMEM_CMP_NE = GSHMEM_CMP_NE,
+  NVSHMEM_CMP_GT = GSHMEM_CMP_GT,
+  NVSHMEM_CMP_LE = GSHMEM_CMP_LE,
+  NVSHMEM_CMP_LT = GSHMEM_CMP_LT,
+  NVSHMEM_CMP_GE = GSHMEM_CMP_GE,
   NVSHMEM_CMP_SENTINEL = 1 << 30
 };
 
-typedef enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 } nvshmemx_signal_op_t;
+typedef enum { NVSHMEM_SIGNAL_SET = GSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD = GSHMEM_SIGNAL_ADD } nvshmemx_signal_op_t;
 
 /* ---- init attributes ----------------------------------------------------------------------- */
 enum flags {

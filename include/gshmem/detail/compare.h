@@ -3,7 +3,7 @@
 #ifndef GSHMEM_DETAIL_COMPARE_H_
 #define GSHMEM_DETAIL_COMPARE_H_
 
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
 
 #if defined(__CUDACC__)
 #define GSHMEMI_HOST_DEVICE __host__ __device__ __forceinline__
@@ -19,15 +19,15 @@ namespace detail {
 template <class T>
 GSHMEMI_HOST_DEVICE bool compare_holds(T a, int cmp, T b) {
   switch (cmp) {
-    case NVSHMEM_CMP_EQ:
+    case GSHMEM_CMP_EQ:
       return a == b;
-    case NVSHMEM_CMP_NE:
+    case GSHMEM_CMP_NE:
       return a != b;
-    case NVSHMEM_CMP_GT:
+    case GSHMEM_CMP_GT:
       return a > b;
-    case NVSHMEM_CMP_LE:
+    case GSHMEM_CMP_LE:
       return a <= b;
-    case NVSHMEM_CMP_LT:
+    case GSHMEM_CMP_LT:
       return a < b;
     default:  // NVSHMEM_CMP_GE
       return a >= b;

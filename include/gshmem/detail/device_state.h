@@ -48,11 +48,11 @@ struct DeviceState {
   uint32_t abi; /* kDeviceStateAbi once initialised, 0 before */
   int32_t mype;
   int32_t npes;
-  int32_t node_mype; /* index in NVSHMEMX_TEAM_NODE */
+  int32_t node_mype; /* index in GSHMEM_TEAM_NODE */
   int32_t node_npes;
-  int32_t shared_mype; /* index in NVSHMEM_TEAM_SHARED (PEs whose heap is mapped here) */
+  int32_t shared_mype; /* index in GSHMEM_TEAM_SHARED (PEs whose heap is mapped here) */
   int32_t shared_npes;
-  int32_t same_mype_node_mype; /* index in NVSHMEMX_TEAM_SAME_MYPE_NODE (-1 when not uniform) */
+  int32_t same_mype_node_mype; /* index in GSHMEM_TEAM_SAME_MYPE_NODE (-1 when not uniform) */
   int32_t same_mype_node_npes;
   int32_t window_first;    /* first PE of the load/store windows below */
   char *heap_base;         /* this PE's symmetric heap */

@@ -2,7 +2,7 @@
 #pragma once
 
 #if defined(__CUDACC__)
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
 #include "gshmem/device/state.cuh"
 
 namespace gshmem {
@@ -13,13 +13,13 @@ namespace dev {
 __device__ __forceinline__ int team_my_pe(int team) {
   const auto& st = gshmem::detail::state();
   switch (team) {
-    case NVSHMEM_TEAM_WORLD:
+    case GSHMEM_TEAM_WORLD:
       return st.mype;
-    case NVSHMEM_TEAM_SHARED:
+    case GSHMEM_TEAM_SHARED:
       return st.shared_mype;
-    case NVSHMEMX_TEAM_NODE:
+    case GSHMEM_TEAM_NODE:
       return st.node_mype;
-    case NVSHMEMX_TEAM_SAME_MYPE_NODE:
+    case GSHMEM_TEAM_SAME_MYPE_NODE:
       return st.same_mype_node_mype;
     default:
       return -1;
@@ -28,13 +28,13 @@ __device__ __forceinline__ int team_my_pe(int team) {
 __device__ __forceinline__ int team_n_pes(int team) {
   const auto& st = gshmem::detail::state();
   switch (team) {
-    case NVSHMEM_TEAM_WORLD:
+    case GSHMEM_TEAM_WORLD:
       return st.npes;
-    case NVSHMEM_TEAM_SHARED:
+    case GSHMEM_TEAM_SHARED:
       return st.shared_npes;
-    case NVSHMEMX_TEAM_NODE:
+    case GSHMEM_TEAM_NODE:
       return st.node_npes;
-    case NVSHMEMX_TEAM_SAME_MYPE_NODE:
+    case GSHMEM_TEAM_SAME_MYPE_NODE:
       return st.same_mype_node_npes;
     default:
       return -1;
@@ -42,19 +42,19 @@ __device__ __forceinline__ int team_n_pes(int team) {
 }
 
 __device__ __forceinline__ void info_get_version(int* major, int* minor) {
-  *major = NVSHMEM_MAJOR_VERSION;
-  *minor = NVSHMEM_MINOR_VERSION;
+  *major = GSHMEM_OPENSHMEM_MAJOR;
+  *minor = GSHMEM_OPENSHMEM_MINOR;
 }
 __device__ __forceinline__ void info_get_name(char* name) {
-  const char* s = NVSHMEM_VENDOR_STRING;
+  const char* s = GSHMEM_VENDOR_STRING;
   int i = 0;
-  for (; s[i] != '\0' && i < NVSHMEM_MAX_NAME_LEN - 1; ++i) name[i] = s[i];
+  for (; s[i] != '\0' && i < GSHMEM_MAX_NAME_LEN - 1; ++i) name[i] = s[i];
   name[i] = '\0';
 }
 __device__ __forceinline__ void vendor_get_version_info(int* major, int* minor, int* patch) {
-  *major = NVSHMEM_VENDOR_MAJOR_VERSION;
-  *minor = NVSHMEM_VENDOR_MINOR_VERSION;
-  *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+  *major = GSHMEM_NVSHMEM_API_MAJOR;
+  *minor = GSHMEM_NVSHMEM_API_MINOR;
+  *patch = GSHMEM_NVSHMEM_API_PATCH;
 }
 
 }  // namespace dev

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
 #include "gshmem/detail/compare.h"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/rma.cuh"
@@ -36,7 +36,7 @@ namespace detail_signal {
 
 static __device__ __noinline__ void bad_signal_op(int sig_op) {
   printf("gshmem: signal operation %d is not NVSHMEM_SIGNAL_SET (%d) or NVSHMEM_SIGNAL_ADD (%d)\n", sig_op,
-         NVSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD);
+         GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
   __trap();
 }
 
@@ -44,9 +44,9 @@ static __device__ __noinline__ void bad_signal_op(int sig_op) {
 __device__ __forceinline__ void update(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   detail_rma::check(sig_addr, sizeof(uint64_t), pe);
   uint64_t* remote = reinterpret_cast<uint64_t*>(peer_address(sig_addr, pe));
-  if (sig_op == NVSHMEM_SIGNAL_SET) {
+  if (sig_op == GSHMEM_SIGNAL_SET) {
     gshmem::detail::store_relaxed_sys(remote, signal);
-  } else if (sig_op == NVSHMEM_SIGNAL_ADD) {
+  } else if (sig_op == GSHMEM_SIGNAL_ADD) {
     gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAdd>(remote, signal);
   } else {
     bad_signal_op(sig_op);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "gshmem/detail/flag_barrier.h"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/rma.cuh"
 #include "gshmem/device/scope.cuh"
@@ -22,10 +23,21 @@ __device__ __forceinline__ void fence() { gshmem::detail::quiet_all(); }
 
 namespace detail_sync {
 
-// Every PE keeps a sequence number and writes it into its slot of every peer's flag array (a
-// release), then waits until every peer's slot in its own array reached it (an acquire). The
-// threads of a warp or block share the peers between them. With `Quiet`, the PE's earlier puts
-// are completed first (barrier); without, only arrival is synchronised (sync).
+// The memory operations of detail::flag_barrier between all PEs, through their mapped heaps.
+struct AllPesFlags {
+  const gshmem::detail::DeviceState& st;
+  __device__ __forceinline__ void arrive(int pe, uint64_t seq) const {
+    uint64_t* slot = reinterpret_cast<uint64_t*>(peer_address(st.barrier_flags + st.mype, pe));
+    gshmem::detail::store_release_sys(slot, seq);
+  }
+  __device__ __forceinline__ void wait(int pe, uint64_t seq) const {
+    gshmem::detail::wait_at_least(st.barrier_flags + pe, seq);
+  }
+};
+
+// The barrier of all PEs (detail/flag_barrier.h) from one thread, warp or block, whose threads
+// share the peers between them. With `Quiet`, the PE's earlier puts are completed first (barrier);
+// without, only arrival is synchronised (sync).
 template <Scope S, bool Quiet>
 __device__ __forceinline__ void all_pes(const gshmem::detail::DeviceState& st) {
   gshmem::detail::group_sync<S>();
@@ -37,15 +49,8 @@ __device__ __forceinline__ void all_pes(const gshmem::detail::DeviceState& st) {
   }
   gshmem::detail::group_sync<S>();
   const uint64_t seq = *const_cast<volatile uint64_t*>(st.barrier_seq);
-  for (int pe = rank; pe < st.npes; pe += size) {
-    if (pe == st.mype) continue;
-    uint64_t* slot = reinterpret_cast<uint64_t*>(peer_address(st.barrier_flags + st.mype, pe));
-    gshmem::detail::store_release_sys(slot, seq);
-  }
-  for (int pe = rank; pe < st.npes; pe += size) {
-    if (pe == st.mype) continue;
-    gshmem::detail::wait_at_least(st.barrier_flags + pe, seq);
-  }
+  AllPesFlags flags{st};
+  gshmem::detail::flag_barrier(flags, st.mype, st.npes, seq, rank, size);
   gshmem::detail::group_sync<S>();
 }
 

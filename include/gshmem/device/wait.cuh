@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/constants.h"
 #include "gshmem/detail/compare.h"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/state.cuh"
@@ -45,7 +45,7 @@ static __device__ __noinline__ void bad_comparison(int cmp) {
 }
 
 __device__ __forceinline__ void check_comparison(int cmp) {
-  if (static_cast<unsigned>(cmp) > static_cast<unsigned>(NVSHMEM_CMP_GE)) bad_comparison(cmp);
+  if (static_cast<unsigned>(cmp) > static_cast<unsigned>(GSHMEM_CMP_GE)) bad_comparison(cmp);
 }
 
 __device__ __forceinline__ bool excluded(const int* status, size_t i) { return status && status[i] != 0; }
