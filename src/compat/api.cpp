@@ -177,48 +177,48 @@ size_t elem_bytes(size_t nelems, size_t elem, const char* api) {
 
 void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
          cudaStream_t stream) {
-  rt().rma(true, dest, source, bytes, pe, completion, stream, api);
+  rt().p2p().rma(true, dest, source, bytes, pe, completion, stream, api);
 }
 void get(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
          cudaStream_t stream) {
-  rt().rma(false, dest, source, bytes, pe, completion, stream, api);
+  rt().p2p().rma(false, dest, source, bytes, pe, completion, stream, api);
 }
 void iput(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
           Completion completion, const char* api, cudaStream_t stream) {
-  rt().rma_strided(true, dest, source, dst, sst, elem, nelems, pe, completion, stream, api);
+  rt().p2p().rma_strided(true, dest, source, dst, sst, elem, nelems, pe, completion, stream, api);
 }
 void iget(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
           Completion completion, const char* api, cudaStream_t stream) {
-  rt().rma_strided(false, dest, source, dst, sst, elem, nelems, pe, completion, stream, api);
+  rt().p2p().rma_strided(false, dest, source, dst, sst, elem, nelems, pe, completion, stream, api);
 }
 void p_on_stream(void* dest, const void* value, size_t bytes, int pe, cudaStream_t stream, const char* api) {
-  rt().p_on_stream(dest, value, bytes, pe, stream, api);
+  rt().p2p().p_on_stream(dest, value, bytes, pe, stream, api);
 }
-void synchronize(cudaStream_t stream, const char* api) { rt().synchronize_stream(stream, api); }
+void synchronize(cudaStream_t stream, const char* api) { rt().waits().synchronize_stream(stream, api); }
 
 uint64_t atomic(void* dest, AmoOp op, int bytes, uint64_t operand, uint64_t compare, bool fetch, int pe,
                 const char* api) {
-  return rt().atomic(dest, Amo{op, bytes, operand, compare}, fetch, pe, api);
+  return rt().p2p().atomic(dest, Amo{op, bytes, operand, compare}, fetch, pe, api);
 }
 
 void put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
                 Completion completion, const char* api, cudaStream_t stream) {
-  rt().put_signal(dest, source, bytes, sig_addr, signal, sig_op, pe, completion, stream, api);
+  rt().p2p().put_signal(dest, source, bytes, sig_addr, signal, sig_op, pe, completion, stream, api);
 }
 void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completion completion, const char* api,
                cudaStream_t stream) {
-  rt().signal_op(sig_addr, signal, sig_op, pe, completion, stream, api);
+  rt().p2p().signal_op(sig_addr, signal, sig_op, pe, completion, stream, api);
 }
-uint64_t signal_fetch(const uint64_t* sig_addr, const char* api) { return rt().signal_fetch(sig_addr, api); }
+uint64_t signal_fetch(const uint64_t* sig_addr, const char* api) { return rt().p2p().signal_fetch(sig_addr, api); }
 uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value, const char* api) {
   WaitCall c = signal_wait(sig_addr, cmp, value);
   uint64_t observed = 0;
   c.observed = &observed;
-  rt().wait(c, api);
+  rt().waits().wait(c, api);
   return observed;
 }
 void signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t value, cudaStream_t stream, const char* api) {
-  rt().wait_on_stream(signal_wait(sig_addr, cmp, value), stream, api);
+  rt().waits().wait_on_stream(signal_wait(sig_addr, cmp, value), stream, api);
 }
 
 size_t wait(WaitKind kind, WaitFor what, bool block, const void* ivars, size_t nelems, size_t* indices,
@@ -234,7 +234,7 @@ size_t wait(WaitKind kind, WaitFor what, bool block, const void* ivars, size_t n
   c.values = values;
   c.value = value;
   c.indices = indices;
-  return rt().wait(c, api);
+  return rt().waits().wait(c, api);
 }
 void wait_on_stream(WaitKind kind, const void* ivars, size_t nelems, const int* status, int cmp, const void* values,
                     uint64_t value, cudaStream_t stream, const char* api) {
@@ -246,7 +246,7 @@ void wait_on_stream(WaitKind kind, const void* ivars, size_t nelems, const int* 
   c.cmp = cmp;
   c.values = values;
   c.value = value;
-  rt().wait_on_stream(c, stream, api);
+  rt().waits().wait_on_stream(c, stream, api);
 }
 
 void quiet() { rt().quiet("nvshmem_quiet"); }

@@ -470,22 +470,6 @@ std::string Runtime::unreachable_reason() const {
   return "it runs on another host, and this version of gshmem has no network transport yet";
 }
 
-void Runtime::rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion, void* stream,
-                  const char* api) {
-  if (bytes == 0) {
-    // Nothing moves, so neither pointer is used: either may be NULL (nvshmem_malloc(0) returns NULL),
-    // as with iput/iget of 0 elements. The PE must still be one.
-    check_pe(pe, api);
-    return;
-  }
-  const void* sym = put ? static_cast<const void*>(dest) : source;
-  char* remote = remote_address(sym, bytes, pe, put ? "destination" : "source", api);
-  check_local_buffer(put ? source : static_cast<const void*>(dest), bytes, put ? "source" : "destination", api);
-  Status s = put ? transport_->copy(remote, source, bytes, completion, stream)
-                 : transport_->copy(dest, remote, bytes, completion, stream);
-  if (!ok(s)) log::fatal("%s: the copy of %zu bytes %s PE %d failed", api, bytes, put ? "to" : "from", pe);
-}
-
 void Runtime::quiet(const char* api) {
   if (state_ != kInitialized) return;  // nothing can be outstanding
   if (!ok(transport_->quiet())) log::fatal("%s failed", api);

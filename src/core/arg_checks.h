@@ -1,0 +1,31 @@
+// The argument checks shared by the host API's operations. Each ends the job with a message that
+// names the API, the value and the valid range when the argument is wrong.
+#pragma once
+
+#include <cstddef>
+
+namespace gshmem {
+
+class Runtime;
+
+class ArgChecks {
+ public:
+  explicit ArgChecks(const Runtime& rt) : rt_(rt) {}
+  // The library is initialised and `pe` is a valid PE.
+  void check_pe(int pe, const char* api) const;
+  // `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable; returns `pe`'s
+  // address of `sym`. `what` names the argument in messages.
+  char* remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;
+  // [p, p + bytes) is in this PE's heap and aligned to `align`.
+  void check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const;
+  // The local side of a copy: memory of the program's own passes; a buffer in the heap's address
+  // space must lie inside a mapped part of it.
+  void check_local_buffer(const void* p, size_t bytes, const char* what, const char* api) const;
+  void check_signal_op(int sig_op, const char* api) const;
+  void check_comparison(int cmp, const char* api) const;
+
+ private:
+  const Runtime& rt_;
+};
+
+}  // namespace gshmem
