@@ -12,9 +12,12 @@
 #include <thread>
 #include <vector>
 
+#include "bootstrap/bootstrap.h"
 #include "core/module_registry.h"
-#include "core/runtime.h"
 #include "gshmem/constants.h"
+#include "heap/provider.h"
+#include "heap/symmetric_heap.h"
+#include "transport/transport.h"
 #include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
@@ -37,7 +40,7 @@ bool gpu_available(const std::string&, std::string* why) {
   return false;
 }
 bool gpu_context_is_current() { return false; }
-Status bind_gpu_backend(Runtime&, const char* api, std::unique_ptr<GpuResources>*) {
+Status bind_gpu_backend(const GpuBinding&, const char* api, std::unique_ptr<GpuResources>*) {
   GSHMEM_ERROR("%s: this gshmem was built without CUDA", api);
   return GSHMEM_ERROR_NOT_SUPPORTED;
 }
@@ -188,8 +191,8 @@ class CudaGpuResources final : public GpuResources {
 
   // nvshmem_global_exit from a kernel writes {code, 2} into exit_request_ (host-pinned); this thread
   // notices within a few milliseconds and ends the job the way the host call does.
-  void start_exit_watcher(Runtime* rt) {
-    watcher_ = std::thread([this, rt] {
+  void start_exit_watcher(std::function<void(int)> global_exit) {
+    watcher_ = std::thread([this, global_exit] {
       volatile int32_t* req = exit_request_;
       std::unique_lock<std::mutex> lock(watch_mu_);
       while (!stop_watching_) {
@@ -198,7 +201,7 @@ class CudaGpuResources final : public GpuResources {
           std::atomic_thread_fence(std::memory_order_acquire);
           int code = req[0];
           GSHMEM_INFO(kInit, "nvshmem_global_exit(%d) was called from a kernel on PE %d", code, mype_);
-          rt->global_exit(code);
+          global_exit(code);
         }
       }
     });
@@ -298,18 +301,16 @@ GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
   return mode;
 }
 
-}  // namespace
-
-Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResources>* out) {
-  auto res = std::make_unique<CudaGpuResources>();
-  Bootstrap& boot = *rt.boot_;
+// Binding, step 1: the device (the requested one, the current context's, or by node rank) and its
+// context, with synchronous memory operations.
+Status select_device(const GpuBinding& b, const char* api, CudaGpuResources* res) {
   int ndev = 0;
   GSHMEM_CU_CHECK(cuDeviceGetCount, &ndev);
   CUcontext ctx = nullptr;
   GSHMEM_CU_CHECK(cuCtxGetCurrent, &ctx);
-  const int node_rank = rt.teams_[GSHMEM_TEAM_NODE].my_pe;
-  if (rt.options_.cuda_device >= 0 || !ctx) {
-    int dev = rt.options_.cuda_device;
+  const int node_rank = b.node_mype;
+  if (b.requested_device >= 0 || !ctx) {
+    int dev = b.requested_device;
     if (dev < 0) {
       dev = node_rank % ndev;
       GSHMEM_INFO(kInit, "%s: no GPU was selected; using GPU %d (node rank %d, %d GPUs visible)", api, dev, node_rank,
@@ -335,6 +336,15 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_CU_CHECK(cuCtxGetFlags, &ctx_flags);
   if (!(ctx_flags & CU_CTX_SYNC_MEMOPS)) GSHMEM_CU_CHECK(cuCtxSetFlags, ctx_flags | CU_CTX_SYNC_MEMOPS);
 
+  return GSHMEM_SUCCESS;
+}
+
+// Step 2 (collective): which GPU every PE uses, whether each reaches its node peers' GPUs, and how
+// PEs share GPUs.
+Status exchange_gpus(const GpuBinding& b, CudaGpuResources* res) {
+  Bootstrap& boot = *b.boot;
+  int ndev = 0;
+  GSHMEM_CU_CHECK(cuDeviceGetCount, &ndev);
   // Which GPU every PE uses, and whether each can reach its node peers' GPUs.
   GpuRecord mine{};
   GSHMEM_CU_CHECK(cuDeviceGetUuid, &mine.uuid, res->device_);
@@ -349,7 +359,7 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
   mine.can_reach_all = 1;
   std::string unreachable;
-  for (int pe : rt.node_pes_) {
+  for (int pe : b.node_pes) {
     if (pe == boot.rank()) continue;
     for (int d = 0; d < ndev; ++d) {
       CUdevice other;
@@ -368,12 +378,12 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   res->sharing_ = decide_sharing(all, boot.rank());
   res->device_of_.assign(all.size(), std::string());
   res->uuid_of_.assign(all.size(), std::string());
-  for (int pe : rt.node_pes_) {
+  for (int pe : b.node_pes) {
     res->device_of_[pe] = log::format("%s, bus %s", all[pe].name, all[pe].bus);
     res->uuid_of_[pe] = uuid_text(all[pe].uuid);
   }
-  if (!rt.config_.disable_p2p) {
-    for (int pe : rt.node_pes_) {
+  if (!b.config->disable_p2p) {
+    for (int pe : b.node_pes) {
       if (!all[pe].can_reach_all) {
         GSHMEM_ERROR(
             "the GPU of PE %d (%s, bus %s) has no peer access to the GPUs of other PEs on this node%s; "
@@ -387,9 +397,16 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_INFO(kInit, "bound GPU %d (%s, bus %s, uuid %s)", static_cast<int>(res->device_), mine.name, mine.bus,
               uuid_text(mine.uuid).c_str());
 
+  return GSHMEM_SUCCESS;
+}
+
+// Step 3 (collective): the heap in GPU memory, the streams, the device-side arrays, the library's
+// kernels and the GPU transport.
+Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResources* res) {
+  Bootstrap& boot = *b.boot;
   std::unique_ptr<MemoryProvider> provider;
   GSHMEM_CHECK(make_gpu_memory_provider(static_cast<int>(res->device_), &provider));
-  GSHMEM_CHECK(rt.setup_heap(std::move(provider)));
+  GSHMEM_CHECK(b.setup_heap(std::move(provider)));
   GSHMEM_CU_CHECK(cuStreamCreate, &res->internal_stream_, CU_STREAM_NON_BLOCKING);
   GSHMEM_CU_CHECK(cuEventCreate, &res->legacy_done_, CU_EVENT_DISABLE_TIMING);
   GSHMEM_CU_CHECK(cuStreamCreate, &res->watch_stream_, CU_STREAM_NON_BLOCKING);
@@ -397,7 +414,7 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   // Device-side arrays of the state.
   const int n = boot.size();
   std::vector<char*> peers(static_cast<size_t>(n));
-  for (int pe = 0; pe < n; ++pe) peers[pe] = rt.heap_.peer_base(pe);
+  for (int pe = 0; pe < n; ++pe) peers[pe] = b.heap->peer_base(pe);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->peer_table_, sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->peer_table_, peers.data(), sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->barrier_seq_, sizeof(uint64_t));
@@ -428,7 +445,7 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
   GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &wait_fn, res->module_, "gshmemi_wait_kernel");
-  GSHMEM_CHECK(make_gpu_transport(GpuTransportKernels{atomic_fn, store_fn, wait_fn}, &rt.transport_));
+  GSHMEM_CHECK(make_gpu_transport(GpuTransportKernels{atomic_fn, store_fn, wait_fn}, b.transport));
   size_t state_bytes = 0;
   GSHMEM_CU_CHECK(cuModuleGetGlobal, &res->module_state_, &state_bytes, res->module_, "gshmemi_device_state_d");
   if (state_bytes != sizeof(detail::DeviceState)) {
@@ -436,25 +453,35 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     return GSHMEM_ERROR_INTERNAL;
   }
 
+  return GSHMEM_SUCCESS;
+}
+
+// Step 4 (collective): the device state, in the library's module and every registered one, and the
+// copy-engine proxy.
+Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
+  Bootstrap& boot = *b.boot;
+  const int n = boot.size();
+  std::vector<char*> peers(static_cast<size_t>(n));
+  for (int pe = 0; pe < n; ++pe) peers[pe] = b.heap->peer_base(pe);
   detail::DeviceState st{};
   st.abi = detail::kDeviceStateAbi;
   st.mype = boot.rank();
   st.npes = n;
-  st.node_mype = rt.teams_[GSHMEM_TEAM_NODE].my_pe;
-  st.node_npes = rt.teams_[GSHMEM_TEAM_NODE].n_pes();
-  st.shared_mype = rt.teams_[GSHMEM_TEAM_SHARED].my_pe;
-  st.shared_npes = rt.teams_[GSHMEM_TEAM_SHARED].n_pes();
-  st.same_mype_node_mype = rt.teams_[GSHMEM_TEAM_SAME_MYPE_NODE].my_pe;
-  st.same_mype_node_npes = rt.teams_[GSHMEM_TEAM_SAME_MYPE_NODE].n_pes();
-  st.heap_base = rt.heap_.base();
-  st.heap_span = rt.heap_.slot();
+  st.node_mype = b.node_mype;
+  st.node_npes = b.node_npes;
+  st.shared_mype = b.shared_mype;
+  st.shared_npes = b.shared_npes;
+  st.same_mype_node_mype = b.same_mype_node_mype;
+  st.same_mype_node_npes = b.same_mype_node_npes;
+  st.heap_base = b.heap->base();
+  st.heap_span = b.heap->slot();
   st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);
   set_windows(peers, st.heap_span, &st);
-  st.barrier_flags = rt.barrier_flags_;
+  st.barrier_flags = b.barrier_flags();
   st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
   st.exit_request = res->exit_request_;  // unified addressing: the host pointer works on the device
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
-  if (rt.config_.ce_min_size > 0) {
+  if (b.config->ce_min_size > 0) {
     auto proxy = std::make_unique<CopyProxy>();
     std::string why;
     Status ps = proxy->start(res->ctx_, boot.rank(), &why);
@@ -462,14 +489,14 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
       res->proxy_ = std::move(proxy);
       st.ce_ring = res->proxy_->ring();
       st.ce_counters = res->proxy_->counters();
-      st.ce_min_bytes = rt.config_.ce_min_size;
+      st.ce_min_bytes = b.config->ce_min_size;
       st.ce_max_blocks =
-          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>(rt.config_.ce_max_blocks, INT32_MAX)));
+          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>(b.config->ce_max_blocks, INT32_MAX)));
       GSHMEM_INFO(kProxy,
                   "device _nbi copies of %s or more from grids of at most %d blocks, and of %s or more from larger "
                   "grids, use the copy engines",
-                  format_size(rt.config_.ce_min_size).c_str(), st.ce_max_blocks,
-                  format_size(std::min<uint64_t>(rt.config_.ce_min_size, UINT64_MAX / detail::kCeLargeGridFactor) *
+                  format_size(b.config->ce_min_size).c_str(), st.ce_max_blocks,
+                  format_size(std::min<uint64_t>(b.config->ce_min_size, UINT64_MAX / detail::kCeLargeGridFactor) *
                               detail::kCeLargeGridFactor)
                       .c_str());
     } else if (ps == GSHMEM_ERROR_NOT_SUPPORTED) {
@@ -479,14 +506,25 @@ Status bind_gpu_backend(Runtime& rt, const char* api, std::unique_ptr<GpuResourc
     }
   }
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
-  res->flags_ = rt.barrier_flags_;
+  res->flags_ = b.barrier_flags();
   res->mype_ = boot.rank();
   res->npes_ = n;
   publish_device_state(st);
-  res->start_exit_watcher(&rt);
+  res->start_exit_watcher(b.global_exit);
 
   // No PE may signal a peer's barrier flags before the peer has zeroed them.
   GSHMEM_CHECK(boot.barrier());
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+Status bind_gpu_backend(const GpuBinding& b, const char* api, std::unique_ptr<GpuResources>* out) {
+  auto res = std::make_unique<CudaGpuResources>();
+  GSHMEM_CHECK(select_device(b, api, res.get()));
+  GSHMEM_CHECK(exchange_gpus(b, res.get()));
+  GSHMEM_CHECK(build_heap_and_kernels(b, api, res.get()));
+  GSHMEM_CHECK(publish_state(b, res.get()));
   *out = std::move(res);
   return GSHMEM_SUCCESS;
 }

@@ -2,6 +2,8 @@
 // module, and the device-side arrays of the device state.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,7 +13,11 @@
 
 namespace gshmem {
 
-class Runtime;
+class Bootstrap;
+class MemoryProvider;
+class SymmetricHeap;
+class Transport;
+struct Config;
 
 // Whether other PEs use this PE's GPU too (NVSHMEM's "multiple PEs per GPU"), decided for the whole
 // job at bind time so that every PE answers the same.
@@ -45,8 +51,25 @@ class GpuResources {
   virtual void destroy() = 0;
 };
 
+// What binding the GPU needs from the runtime, and where it puts what it builds.
+struct GpuBinding {
+  Bootstrap* boot = nullptr;
+  const Config* config = nullptr;
+  int requested_device = -1;  // nvshmemx_init_attr's device; -1: the current one, or by node rank
+  std::vector<int> node_pes;  // the PEs of this node, in order
+  // This PE's index and the size of the predefined teams NODE, SHARED and SAME_MYPE_NODE.
+  int node_mype = 0, node_npes = 1, shared_mype = 0, shared_npes = 1;
+  int same_mype_node_mype = 0, same_mype_node_npes = 1;
+  // Builds the symmetric heap on the provider, with the barrier flags in it.
+  std::function<Status(std::unique_ptr<MemoryProvider>)> setup_heap;
+  const SymmetricHeap* heap = nullptr;
+  std::function<uint64_t*()> barrier_flags;         // valid after setup_heap
+  std::unique_ptr<Transport>* transport = nullptr;  // receives the GPU transport
+  std::function<void(int)> global_exit;             // a kernel called nvshmem_global_exit(status)
+};
+
 // Binds this PE's GPU and builds the heap, transport and device state on it (collective).
-Status bind_gpu_backend(Runtime& runtime, const char* api, std::unique_ptr<GpuResources>* out);
+Status bind_gpu_backend(const GpuBinding& binding, const char* api, std::unique_ptr<GpuResources>* out);
 // Whether the calling thread has a CUDA context current (the user selected a GPU).
 bool gpu_context_is_current();
 // Loads the driver and counts devices; false with a reason when no GPU can be used.

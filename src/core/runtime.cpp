@@ -302,7 +302,23 @@ Status Runtime::setup_cpu() {
 }
 
 Status Runtime::bind_gpu(const char* api) {
-  Status s = bind_gpu_backend(*this, api, &gpu_);
+  GpuBinding b;
+  b.boot = boot_.get();
+  b.config = &config_;
+  b.requested_device = options_.cuda_device;
+  b.node_pes = node_pes_;
+  b.node_mype = teams_[GSHMEM_TEAM_NODE].my_pe;
+  b.node_npes = teams_[GSHMEM_TEAM_NODE].n_pes();
+  b.shared_mype = teams_[GSHMEM_TEAM_SHARED].my_pe;
+  b.shared_npes = teams_[GSHMEM_TEAM_SHARED].n_pes();
+  b.same_mype_node_mype = teams_[GSHMEM_TEAM_SAME_MYPE_NODE].my_pe;
+  b.same_mype_node_npes = teams_[GSHMEM_TEAM_SAME_MYPE_NODE].n_pes();
+  b.setup_heap = [this](std::unique_ptr<MemoryProvider> provider) { return setup_heap(std::move(provider)); };
+  b.heap = &heap_;
+  b.barrier_flags = [this] { return barrier_flags_; };
+  b.transport = &transport_;
+  b.global_exit = [this](int code) { global_exit(code); };
+  Status s = bind_gpu_backend(b, api, &gpu_);
   if (ok(s)) {
     state_ = kInitialized;
     log_routes();

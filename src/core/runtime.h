@@ -154,7 +154,6 @@ class Runtime {
   std::mutex heap_mu_;
   PointToPoint p2p_{*this};
   Waits waits_{*this};
-  friend Status bind_gpu_backend(Runtime& runtime, const char* api, std::unique_ptr<GpuResources>* out);
 };
 
 }  // namespace gshmem
