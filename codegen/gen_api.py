@@ -104,6 +104,18 @@ PLAIN = [
      "Like nvshmem_malloc, aligned to `alignment` (a power of two)."),
     ("void", "nvshmem_free", "void *ptr", "host", "gshmem::compat::free(ptr)", None,
      "Frees symmetric memory (collective). NULL is ignored."),
+    ("void *", "nvshmem_realloc", "void *ptr, size_t size", "host", "return gshmem::compat::realloc(ptr, size)", None,
+     "Collective: a block of `size` bytes holding the first bytes of `ptr`'s, which is freed; NULL `ptr` allocates, "
+     "size 0 frees and returns NULL."),
+    ("void *", "nvshmemx_mc_ptr", "nvshmem_team_t team, const void *ptr", "both",
+     "return gshmem::compat::mc_ptr(team, ptr)", "return gshmem::dev::mc_ptr(team, ptr)",
+     "The NVLink multicast address of `ptr` for `team`: always NULL (gshmem does not use multicast yet)."),
+    ("int", "nvshmemx_hostlib_init_attr", "unsigned int flags, nvshmemx_init_attr_t *attributes", "host",
+     "return gshmem::compat::init_attr(flags, attributes)", None,
+     "nvshmemx_init_attr for programs that use only the host library (the same here: the device API needs no "
+     "separate library)."),
+    ("void", "nvshmemx_hostlib_finalize", "void", "host", "gshmem::compat::finalize()", None,
+     "nvshmem_finalize for programs started with nvshmemx_hostlib_init_attr."),
     ("void *", "nvshmem_ptr", "const void *ptr, int pe", "both", "return gshmem::compat::ptr(ptr, pe)",
      "return gshmem::dev::ptr(ptr, pe)",
      "Address through which this PE loads and stores `pe`'s copy of `ptr`, or NULL if it cannot."),

@@ -163,7 +163,17 @@ void* align(size_t alignment, size_t size) {
   rt().allocate(size, alignment, false, &p, "nvshmem_align");
   return p;
 }
+void* realloc(void* p, size_t size) {
+  void* out = nullptr;
+  rt().reallocate(p, size, &out, "nvshmem_realloc");
+  return out;
+}
 void free(void* ptr) { rt().release(ptr, "nvshmem_free"); }
+void* mc_ptr(int team, const void* p) {
+  (void)team;
+  (void)p;
+  return nullptr;  // no multicast objects: callers fall back to unicast, as NVSHMEM's do without NVLS
+}
 void* ptr(const void* p, int pe) { return rt().ptr(p, pe); }
 
 size_t elem_bytes(size_t nelems, size_t elem, const char* api) {

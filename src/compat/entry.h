@@ -38,6 +38,8 @@ void vendor_get_version_info(int* major, int* minor, int* patch);
 
 void* malloc(size_t size);
 void* calloc(size_t count, size_t size);
+void* realloc(void* ptr, size_t size);
+void* mc_ptr(int team, const void* ptr);
 void* align(size_t alignment, size_t size);
 void free(void* ptr);
 void* ptr(const void* ptr, int pe);

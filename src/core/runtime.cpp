@@ -423,6 +423,35 @@ Status Runtime::release(void* p, const char* api) {
   return GSHMEM_SUCCESS;
 }
 
+Status Runtime::reallocate(void* p, size_t size, void** out, const char* api) {
+  *out = nullptr;
+  if (!p) return allocate(size, 1, false, out, api);
+  if (size == 0) return release(p, api);
+  if (state_ == kNotInitialized) not_ready(api);
+  uint64_t start = 0, old_size = 0;
+  const bool live =
+      heap_.contains(p, 1) &&
+      heap_.allocator().find(static_cast<uint64_t>(static_cast<char*>(p) - heap_.base()), &start, &old_size) &&
+      heap_.base() + start == p;
+  // Agree first, so that a bad pointer on one PE fails the call on every PE instead of hanging.
+  GSHMEM_CHECK(check_symmetric(api, live ? start : ~0ull, size, [](uint64_t o, uint64_t sz) {
+    return o == ~0ull ? std::string("a pointer that is not a live symmetric allocation")
+                      : log::format("heap offset %llu, new size %llu", static_cast<unsigned long long>(o),
+                                    static_cast<unsigned long long>(sz));
+  }));
+  if (!live) {
+    GSHMEM_ERROR("%s: %p is not the start of a live symmetric allocation; nothing was changed", api, p);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  void* fresh = nullptr;
+  GSHMEM_CHECK(allocate(size, 1, false, &fresh, api));
+  // Both blocks are this PE's own memory: a local copy, which the transport does on either backend.
+  GSHMEM_CHECK(transport_->copy(fresh, p, std::min<uint64_t>(old_size, size), Completion::kBlocking, nullptr));
+  GSHMEM_CHECK(release(p, api));
+  *out = fresh;
+  return GSHMEM_SUCCESS;
+}
+
 void* Runtime::ptr(const void* p, int pe) const {
   if (state_ != kInitialized || pe < 0 || pe >= n_pes() || !heap_.contains(p, 1)) return nullptr;
   char* base = heap_.peer_base(pe);

@@ -78,6 +78,9 @@ class Runtime {
   // Symmetric memory. Collective. On failure *out is nullptr and the reason has been logged.
   Status allocate(size_t size, size_t align, bool zero, void** out, const char* api);
   Status release(void* ptr, const char* api);
+  // nvshmem_realloc (collective): a new block of `size` bytes that holds the first min(old, size)
+  // bytes of `ptr`'s block, which is freed; `ptr` NULL allocates, `size` 0 frees (*out = NULL).
+  Status reallocate(void* ptr, size_t size, void** out, const char* api);
   void* ptr(const void* ptr, int pe) const;
 
   // The operations, by concern (see their headers).

@@ -63,6 +63,14 @@ int main(int argc, char** argv) {
     nvshmem_barrier_all();
     nvshmem_free(buf);
     std::printf("PE %d: bad_free survived\n", me);
+  } else if (c == "realloc_bad") {  // NULL on every PE, with a message; nothing freed; no hang
+    void* p = nvshmem_realloc(me == 0 ? buf + 8 : buf, 256);  // the PEs disagree
+    MP_CHECK(p == nullptr, "a mismatched realloc must fail on every PE");
+    p = nvshmem_realloc(buf + 8, 256);  // the same on every PE, but not the start of a block
+    MP_CHECK(p == nullptr, "realloc of a pointer into a block must fail");
+    nvshmem_putmem(buf, local, 64, (me + 1) % npes);  // buf is still live
+    nvshmem_barrier_all();
+    std::printf("PE %d: realloc_bad survived\n", me);
   } else if (c == "malloc_mismatch") {  // NULL on every PE, with a message; no hang
     void* p = nvshmem_malloc(me == 0 ? 1024 : 2048);
     MP_CHECK(p == nullptr, "a mismatched malloc must fail on every PE");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mp_test.h"
 
@@ -27,8 +28,45 @@ void check_alignment() {
   }
 }
 
+// nvshmem_realloc keeps the data up to the smaller size, returns the same address on every PE, and
+// treats NULL (allocate) and size 0 (free) as OpenSHMEM does; the new block is usable by peers.
+void check_realloc() {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes(), next = (me + 1) % npes;
+  auto* p = static_cast<uint32_t*>(nvshmem_realloc(nullptr, 1000 * sizeof(uint32_t)));
+  MP_CHECK(p != nullptr, "realloc(NULL, 4000) returned NULL");
+  std::vector<uint32_t> mine(1000);
+  for (uint32_t i = 0; i < 1000; ++i) mine[i] = static_cast<uint32_t>(me) * 1000003u + i;
+  nvshmem_putmem(p, mine.data(), 4000, me);
+  nvshmem_barrier_all();
+  const size_t sizes[] = {3u << 20, 100 * sizeof(uint32_t), 5u << 20};  // grow (past the heap), shrink, grow
+  size_t kept = 1000;
+  for (size_t size : sizes) {
+    void* blocker = nvshmem_malloc(64);  // so that growing in place is not possible
+    p = static_cast<uint32_t*>(nvshmem_realloc(p, size));
+    MP_CHECK(p != nullptr, "realloc to %zu bytes returned NULL", size);
+    kept = std::min(kept, size / sizeof(uint32_t));
+    std::vector<uint32_t> got(kept);
+    nvshmem_getmem(got.data(), p, kept * sizeof(uint32_t), me);
+    for (size_t i = 0; i < kept; ++i) {
+      MP_CHECK(got[i] == mine[i], "after realloc to %zu bytes, element %zu is %u, not %u", size, i, got[i], mine[i]);
+    }
+    // The same address everywhere: the next PE's copy holds its own data.
+    uint32_t theirs = nvshmem_uint32_g(p, next);
+    MP_CHECK(theirs == static_cast<uint32_t>(next) * 1000003u, "PE %d's copy after realloc holds %u", next, theirs);
+    nvshmem_barrier_all();
+    nvshmem_free(blocker);
+  }
+  MP_CHECK(nvshmem_realloc(p, 0) == nullptr, "realloc(p, 0) must free and return NULL");
+}
+
 int main(int argc, char** argv) {
   nvshmem_init();
+  if (argc > 1 && std::string(argv[1]) == "realloc") {
+    check_realloc();
+    if (nvshmem_my_pe() == 0) std::printf("mp_heap: nvshmem_realloc keeps the data on %d PEs\n", nvshmem_n_pes());
+    nvshmem_finalize();
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "align") {
     check_alignment();
     if (nvshmem_my_pe() == 0) std::printf("mp_heap: nvshmem_align aligns 1 B to 1 GiB on %d PEs\n", nvshmem_n_pes());

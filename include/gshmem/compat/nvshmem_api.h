@@ -3,6 +3,9 @@
 #ifndef GSHMEM_COMPAT_NVSHMEM_API_H_
 #define GSHMEM_COMPAT_NVSHMEM_API_H_
 
+/* NVSHMEM's headers bring in assert(); programs written for it (its own examples too) rely on that. */
+#include <assert.h>
+
 #include "gshmem/compat/collective_launch.h"
 #include "gshmem/compat/gen/nvshmem_host.h"
 #include "gshmem/compat/nvshmem_types.h"

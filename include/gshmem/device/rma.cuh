@@ -81,6 +81,10 @@ __device__ __forceinline__ char* peer_address(const void* sym, int pe) {
 }
 
 // nvshmem_ptr: a load/store pointer to `pe`'s copy of `ptr`, or nullptr if there is none.
+// The multicast address of `p` for `team`: NULL, as gshmem makes no multicast objects yet (NVSHMEM
+// returns NULL too where NVLink multicast is absent or off).
+__device__ __forceinline__ void* mc_ptr(int team, const void* p) { return nullptr; }
+
 __device__ __forceinline__ void* ptr(const void* p, int pe) {
   const auto& st = gshmem::detail::state();
   const char* c = static_cast<const char*>(p);

@@ -25,6 +25,10 @@ void *nvshmem_malloc(size_t size) { return gshmem::compat::malloc(size); }
 void *nvshmem_calloc(size_t count, size_t size) { return gshmem::compat::calloc(count, size); }
 void *nvshmem_align(size_t alignment, size_t size) { return gshmem::compat::align(alignment, size); }
 void nvshmem_free(void *ptr) { gshmem::compat::free(ptr); }
+void *nvshmem_realloc(void *ptr, size_t size) { return gshmem::compat::realloc(ptr, size); }
+void *nvshmemx_mc_ptr(nvshmem_team_t team, const void *ptr) { return gshmem::compat::mc_ptr(team, ptr); }
+int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attributes) { return gshmem::compat::init_attr(flags, attributes); }
+void nvshmemx_hostlib_finalize(void) { gshmem::compat::finalize(); }
 void *nvshmem_ptr(const void *ptr, int pe) { return gshmem::compat::ptr(ptr, pe); }
 void nvshmem_quiet(void) { gshmem::compat::quiet(); }
 void nvshmem_fence(void) { gshmem::compat::fence(); }

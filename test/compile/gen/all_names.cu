@@ -20,6 +20,7 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
   nvshmem_info_get_version(static_cast<int *>(gshmemt_ptr), static_cast<int *>(gshmemt_ptr));
   nvshmem_info_get_name(static_cast<char *>(gshmemt_ptr));
   nvshmemx_vendor_get_version_info(static_cast<int *>(gshmemt_ptr), static_cast<int *>(gshmemt_ptr), static_cast<int *>(gshmemt_ptr));
+  nvshmemx_mc_ptr(gshmemt_zero<nvshmem_team_t>(), static_cast<const void *>(gshmemt_ptr));
   nvshmem_ptr(static_cast<const void *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_quiet();
   nvshmem_fence();
@@ -161,11 +162,11 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_half_iput_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
+}
+__global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmem_half_iget(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
-}
-__global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_half_iget_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
@@ -245,9 +246,9 @@ __global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
   nvshmem_char_p(static_cast<char *>(gshmemt_ptr), gshmemt_zero<char>(), gshmemt_zero<int>());
   nvshmem_char_g(static_cast<const char *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_char_put(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_char_put_warp(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
+  nvshmemx_char_put_warp(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_char_put_block(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_char_get(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_char_get_warp(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -311,9 +312,9 @@ __global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
   nvshmemx_schar_get_nbi_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_get_nbi_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_schar_iput(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_schar_iput_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
+  nvshmemx_schar_iput_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_iput_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_schar_iget(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_iget_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -377,9 +378,9 @@ __global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
   nvshmemx_long_put_signal_nbi_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_long_put_signal_nbi_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_longlong_p(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<long long>(), gshmemt_zero<int>());
-  nvshmem_longlong_g(static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_4(void *gshmemt_ptr) {
+  nvshmem_longlong_g(static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_longlong_put(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_longlong_put_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_longlong_put_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -443,9 +444,9 @@ __global__ void gshmemt_all_device_names_4(void *gshmemt_ptr) {
   nvshmemx_ushort_put_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ushort_get_nbi(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_get_nbi_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_ushort_get_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
+  nvshmemx_ushort_get_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ushort_iput(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_iput_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_iput_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -509,9 +510,9 @@ __global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
   nvshmemx_ulong_put_signal_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_ulong_put_signal_nbi(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_ulong_put_signal_nbi_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_ulong_put_signal_nbi_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
+  nvshmemx_ulong_put_signal_nbi_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_ulonglong_p(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
   nvshmem_ulonglong_g(static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_ulonglong_put(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -575,9 +576,9 @@ __global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
   nvshmem_int16_put_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_put_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_put_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_int16_get_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
+  nvshmem_int16_get_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_get_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_get_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int16_iput(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -641,9 +642,9 @@ __global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
   nvshmem_int64_put_signal(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmem_int64_put_signal_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
+  nvshmem_int64_put_signal_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_uint8_p(static_cast<uint8_t *>(gshmemt_ptr), gshmemt_zero<uint8_t>(), gshmemt_zero<int>());
@@ -707,9 +708,9 @@ __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmemx_uint32_get_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint32_get_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_uint32_put_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_uint32_put_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
+  nvshmemx_uint32_put_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint32_put_nbi_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_uint32_get_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint32_get_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -773,9 +774,9 @@ __global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
   nvshmemx_size_iget_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_size_iget_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_size_put_signal(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_size_put_signal_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
+  nvshmemx_size_put_signal_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_size_put_signal_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_size_put_signal_nbi(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_size_put_signal_nbi_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -839,9 +840,9 @@ __global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
   nvshmem_put16_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put16_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put16_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_get16_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
+  nvshmem_get16_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get16_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get16_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_iput16(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -905,9 +906,9 @@ __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmem_put64_signal(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmem_put64_signal_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
+  nvshmem_put64_signal_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_put128(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -971,9 +972,9 @@ __global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmem_ulong_atomic_fetch_inc(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_ulonglong_atomic_fetch_inc(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int32_atomic_fetch_inc(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int>());
-  nvshmem_int64_atomic_fetch_inc(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
+  nvshmem_int64_atomic_fetch_inc(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint32_atomic_fetch_inc(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint64_atomic_fetch_inc(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_size_atomic_fetch_inc(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<int>());
@@ -1037,9 +1038,9 @@ __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_longlong_atomic_swap(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<long long>(), gshmemt_zero<int>());
   nvshmem_uint_atomic_swap(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>());
   nvshmem_ulong_atomic_swap(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>());
-  nvshmem_ulonglong_atomic_swap(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
+  nvshmem_ulonglong_atomic_swap(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
   nvshmem_int32_atomic_swap(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int32_t>(), gshmemt_zero<int>());
   nvshmem_int64_atomic_swap(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
   nvshmem_uint32_atomic_swap(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
@@ -1103,9 +1104,9 @@ __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_short_wait_until(static_cast<short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_all(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_any(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
-  nvshmem_short_wait_until_some(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
 }
 __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
+  nvshmem_short_wait_until_some(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_all_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
   nvshmem_short_wait_until_any_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
   nvshmem_short_wait_until_some_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
@@ -1169,9 +1170,9 @@ __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_ushort_test_all(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_test_any(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_test_some(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
-  nvshmem_ushort_test_all_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
 }
 __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
+  nvshmem_ushort_test_all_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_test_any_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_test_some_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_uint_wait_until(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned int>());
@@ -1235,9 +1236,9 @@ __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_int64_wait_until_any(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_wait_until_some(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_wait_until_all_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
-  nvshmem_int64_wait_until_any_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
 }
 __global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
+  nvshmem_int64_wait_until_any_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_wait_until_some_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_test(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_test_all(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
@@ -1301,6 +1302,8 @@ __global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_ptrdiff_test_some(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>());
   nvshmem_ptrdiff_test_all_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
   nvshmem_ptrdiff_test_any_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
+}
+__global__ void gshmemt_all_device_names_18(void *gshmemt_ptr) {
   nvshmem_ptrdiff_test_some_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
 }
 
@@ -1326,6 +1329,10 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_calloc(gshmemt_zero<size_t>(), gshmemt_zero<size_t>());
   nvshmem_align(gshmemt_zero<size_t>(), gshmemt_zero<size_t>());
   nvshmem_free(static_cast<void *>(gshmemt_ptr));
+  nvshmem_realloc(static_cast<void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_mc_ptr(gshmemt_zero<nvshmem_team_t>(), static_cast<const void *>(gshmemt_ptr));
+  nvshmemx_hostlib_init_attr(gshmemt_zero<unsigned int>(), static_cast<nvshmemx_init_attr_t *>(gshmemt_ptr));
+  nvshmemx_hostlib_finalize();
   nvshmem_ptr(static_cast<const void *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_quiet();
   nvshmem_fence();

@@ -24,6 +24,8 @@ GSHMEMI_DEVICE void nvshmem_info_get_version(int *major, int *minor) { gshmem::d
 GSHMEMI_DEVICE void nvshmem_info_get_name(char *name) { gshmem::dev::info_get_name(name); }
 // The NVSHMEM release whose API is implemented (see NVSHMEM_VENDOR_STRING).
 GSHMEMI_DEVICE void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) { gshmem::dev::vendor_get_version_info(major, minor, patch); }
+// The NVLink multicast address of `ptr` for `team`: always NULL (gshmem does not use multicast yet).
+GSHMEMI_DEVICE void *nvshmemx_mc_ptr(nvshmem_team_t team, const void *ptr) { return gshmem::dev::mc_ptr(team, ptr); }
 // Address through which this PE loads and stores `pe`'s copy of `ptr`, or NULL if it cannot.
 GSHMEMI_DEVICE void *nvshmem_ptr(const void *ptr, int pe) { return gshmem::dev::ptr(ptr, pe); }
 // Completes every put, get and atomic this PE (host) or thread (device) issued.

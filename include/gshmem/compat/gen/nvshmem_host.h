@@ -37,6 +37,12 @@ GSHMEM_API void *nvshmem_calloc(size_t count, size_t size);
 GSHMEM_API void *nvshmem_align(size_t alignment, size_t size);
 /* Frees symmetric memory (collective). NULL is ignored. */
 GSHMEM_API void nvshmem_free(void *ptr);
+/* Collective: a block of `size` bytes holding the first bytes of `ptr`'s, which is freed; NULL `ptr` allocates, size 0 frees and returns NULL. */
+GSHMEM_API void *nvshmem_realloc(void *ptr, size_t size);
+/* nvshmemx_init_attr for programs that use only the host library (the same here: the device API needs no separate library). */
+GSHMEM_API int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attributes);
+/* nvshmem_finalize for programs started with nvshmemx_hostlib_init_attr. */
+GSHMEM_API void nvshmemx_hostlib_finalize(void);
 /* Work enqueued on `stream` after this waits for this PE's non-blocking host operations. */
 GSHMEM_API void nvshmemx_quiet_on_stream(cudaStream_t stream);
 /* nvshmem_barrier_all, ordered on `stream`. */
@@ -452,6 +458,8 @@ GSHMEM_API void nvshmem_info_get_version(int *major, int *minor);
 GSHMEM_API void nvshmem_info_get_name(char *name);
 /* The NVSHMEM release whose API is implemented (see NVSHMEM_VENDOR_STRING). */
 GSHMEM_API void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch);
+/* The NVLink multicast address of `ptr` for `team`: always NULL (gshmem does not use multicast yet). */
+GSHMEM_API void *nvshmemx_mc_ptr(nvshmem_team_t team, const void *ptr);
 /* Address through which this PE loads and stores `pe`'s copy of `ptr`, or NULL if it cannot. */
 GSHMEM_API void *nvshmem_ptr(const void *ptr, int pe);
 /* Completes every put, get and atomic this PE (host) or thread (device) issued. */

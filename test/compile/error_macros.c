@@ -1,0 +1,30 @@
+/* What programs written for NVSHMEM rely on beyond the API: assert() without <assert.h>, and the
+ * error-check macros of non_abi/nvshmemx_error.h. Exit 0 only if each macro acted as described. */
+#include <nvshmem.h>
+#include <non_abi/nvshmemx_error.h>
+
+static int jumps(void* p, int a, int b) {
+  int status = 0;
+  NVSHMEMI_NULL_ERROR_JMP(p, status, NVSHMEMX_ERROR_OUT_OF_MEMORY, out, "p is NULL\n");
+  NVSHMEMI_EQ_ERROR_JMP(a, b, status, NVSHMEMX_ERROR_INVALID_VALUE, out, "a == b\n");
+  NVSHMEMI_NE_ERROR_JMP(a, b + 1, status, NVSHMEMX_ERROR_INTERNAL, out, "a != b + 1\n");
+  status = 99; /* not reached unless a == b + 1 */
+out:
+  return status;
+}
+
+int main(void) {
+  int x = 1;
+  assert(x == 1); /* from nvshmem.h, as with NVSHMEM's headers */
+  int status = 5;
+  NVSHMEMI_NZ_ERROR_JMP(status, NVSHMEMX_ERROR_INTERNAL, fail, "status %d\n", status);
+  return 1; /* the jump must have happened */
+fail:
+  if (status != NVSHMEMX_ERROR_INTERNAL) return 2;
+  if (jumps(NULL, 0, 0) != NVSHMEMX_ERROR_OUT_OF_MEMORY) return 3;
+  if (jumps(&x, 4, 4) != NVSHMEMX_ERROR_INVALID_VALUE) return 4;
+  if (jumps(&x, 4, 7) != NVSHMEMX_ERROR_INTERNAL) return 5;
+  if (jumps(&x, 5, 4) != 99) return 6;
+  NVSHMEMI_ERROR_PRINT("error macros: all acted\n");
+  return 0;
+}
