@@ -27,15 +27,17 @@ void ArgChecks::check_local_buffer(const void* p, size_t bytes, const char* what
       static_cast<void*>(rt_.heap().base() + rt_.heap().mapped()));
 }
 
+void ArgChecks::check_in_heap(const void* p, size_t bytes, const char* what, const char* api) const {
+  if (rt_.heap().contains(p, bytes)) return;
+  log::fatal(
+      "%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from nvshmem_malloc", api,
+      what, p, bytes, static_cast<void*>(rt_.heap().base()),
+      static_cast<void*>(rt_.heap().base() + rt_.heap().mapped()));
+}
+
 char* ArgChecks::remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const {
   check_pe(pe, api);
-  if (!rt_.heap().contains(sym, bytes)) {
-    log::fatal(
-        "%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
-        "nvshmem_malloc",
-        api, what, sym, bytes, static_cast<void*>(rt_.heap().base()),
-        static_cast<void*>(rt_.heap().base() + rt_.heap().mapped()));
-  }
+  check_in_heap(sym, bytes, what, api);
   char* base = rt_.heap().peer_base(pe);
   if (!base)
     log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, rt_.my_pe(), rt_.unreachable_reason().c_str());
@@ -44,13 +46,7 @@ char* ArgChecks::remote_address(const void* sym, size_t bytes, int pe, const cha
 
 void ArgChecks::check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const {
   if (!rt_.initialized()) rt_.not_ready(api);
-  if (!rt_.heap().contains(p, bytes)) {
-    log::fatal(
-        "%s: the %s %p (%zu bytes) is not inside the symmetric heap [%p, %p); it must be memory from "
-        "nvshmem_malloc",
-        api, what, p, bytes, static_cast<void*>(rt_.heap().base()),
-        static_cast<void*>(rt_.heap().base() + rt_.heap().mapped()));
-  }
+  check_in_heap(p, bytes, what, api);
   if (reinterpret_cast<uintptr_t>(p) % align != 0) {
     log::fatal("%s: the %s %p is not aligned to its size (%zu bytes)", api, what, p, align);
   }

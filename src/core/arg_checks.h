@@ -25,6 +25,9 @@ class ArgChecks {
   void check_comparison(int cmp, const char* api) const;
 
  private:
+  // [p, p + bytes) is in this PE's heap.
+  void check_in_heap(const void* p, size_t bytes, const char* what, const char* api) const;
+
   const Runtime& rt_;
 };
 
