@@ -301,6 +301,13 @@ GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
   return mode;
 }
 
+// Where this PE maps every PE's heap (nullptr for PEs it does not map), by PE.
+std::vector<char*> peer_bases(const GpuBinding& b) {
+  std::vector<char*> peers(static_cast<size_t>(b.boot->size()));
+  for (size_t pe = 0; pe < peers.size(); ++pe) peers[pe] = b.heap->peer_base(static_cast<int>(pe));
+  return peers;
+}
+
 // Binding, step 1: the device (the requested one, the current context's, or by node rank) and its
 // context, with synchronous memory operations.
 Status select_device(const GpuBinding& b, const char* api, CudaGpuResources* res) {
@@ -413,8 +420,7 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
 
   // Device-side arrays of the state.
   const int n = boot.size();
-  std::vector<char*> peers(static_cast<size_t>(n));
-  for (int pe = 0; pe < n; ++pe) peers[pe] = b.heap->peer_base(pe);
+  const std::vector<char*> peers = peer_bases(b);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->peer_table_, sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->peer_table_, peers.data(), sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->barrier_seq_, sizeof(uint64_t));
@@ -461,8 +467,7 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
 Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   Bootstrap& boot = *b.boot;
   const int n = boot.size();
-  std::vector<char*> peers(static_cast<size_t>(n));
-  for (int pe = 0; pe < n; ++pe) peers[pe] = b.heap->peer_base(pe);
+  const std::vector<char*> peers = peer_bases(b);
   detail::DeviceState st{};
   st.abi = detail::kDeviceStateAbi;
   st.mype = boot.rank();

@@ -61,13 +61,13 @@ Status SymmetricHeap::init(Bootstrap* boot, std::unique_ptr<MemoryProvider> prov
     for (size_t i = 0; i < node_pes_.size(); ++i) peer_base_[node_pes_[i]] = window(i);
     if (node_pes_.size() > 1) GSHMEM_CHECK(exchange_.open(job_key, token, me, node_pes_, node_pids, options.timeout_s));
   }
+  const uint64_t first = round_up(std::max<uint64_t>(options.initial_bytes, gran), gran);
   GSHMEM_INFO(kMem,
               "symmetric heap: %s, %s per PE reserved (%zu window%s); %s mapped at start (NVSHMEM_SYMMETRIC_SIZE), "
               "growing in steps of %s (NVSHMEM_CUMEM_GRANULARITY, rounded to the %s pages of this memory)",
               provider_->name(), format_size(slot_).c_str(), windows, windows == 1 ? "" : "s",
-              format_size(round_up(std::max<uint64_t>(options.initial_bytes, gran), gran)).c_str(),
-              format_size(round_up(std::max(options.growth_step, gran), gran)).c_str(), format_size(gran).c_str());
-  uint64_t first = round_up(std::max<uint64_t>(options.initial_bytes, gran), gran);
+              format_size(first).c_str(), format_size(round_up(std::max(options.growth_step, gran), gran)).c_str(),
+              format_size(gran).c_str());
   return grow(first, "nvshmem_init");
 }
 
