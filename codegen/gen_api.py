@@ -154,6 +154,47 @@ PLAIN = [
      "cudaStream_t cstream", "host",
      "gshmem::compat::signal_wait_until_on_stream(sig_addr, cmp, cmp_value, cstream, __func__)", None,
      "Work enqueued on `cstream` after this waits until the signal compares true with `cmp_value`."),
+    ("int", "nvshmem_team_split_strided",
+     "nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size, const nvshmem_team_config_t *config, "
+     "long config_mask, nvshmem_team_t *new_team", "host",
+     "return gshmem::compat::team_split_strided(parent_team, PE_start, PE_stride, PE_size, config, config_mask, "
+     "new_team)", None,
+     "Collective over the parent: a team of its PEs start, start + stride, ... (size of them); PEs not in it get "
+     "NVSHMEM_TEAM_INVALID. Returns 0, or non-zero (every PE alike) after a message."),
+    ("int", "nvshmem_team_split_2d",
+     "nvshmem_team_t parent_team, int xrange, const nvshmem_team_config_t *xaxis_config, long xaxis_mask, "
+     "nvshmem_team_t *xaxis_team, const nvshmem_team_config_t *yaxis_config, long yaxis_mask, "
+     "nvshmem_team_t *yaxis_team", "host",
+     "return gshmem::compat::team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, "
+     "yaxis_mask, yaxis_team)", None,
+     "Collective over the parent, seen as a grid of rows of xrange PEs: this PE's row (x team) and column (y team)."),
+    ("int", "nvshmem_team_translate_pe", "nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team", "both",
+     "return gshmem::compat::team_translate_pe(src_team, src_pe, dest_team)",
+     "return gshmem::dev::team_translate_pe(src_team, src_pe, dest_team)",
+     "The number in dest_team of member src_pe of src_team, or -1."),
+    ("int", "nvshmem_team_get_config", "nvshmem_team_t team, nvshmem_team_config_t *config", "host",
+     "return gshmem::compat::team_get_config(team, config)", None,
+     "The configuration the team was made with (num_contexts, uniqueid). Returns 0, or non-zero for an invalid team."),
+    ("void", "nvshmem_team_destroy", "nvshmem_team_t team", "host", "gshmem::compat::team_destroy(team)", None,
+     "Collective over the team: frees it (its id may be reused). NVSHMEM_TEAM_INVALID is ignored."),
+    ("int", "nvshmemx_team_get_uniqueid", "nvshmemx_team_uniqueid_t *uniqueid", "host",
+     "return gshmem::compat::team_get_uniqueid(uniqueid)", None,
+     "An ID for a team of any set of PEs: hand it to them, and each calls nvshmemx_team_init with it."),
+    ("int", "nvshmemx_team_init",
+     "nvshmem_team_t *team, nvshmem_team_config_t *config, long config_mask, int npes, int pe_idx_in_team", "host",
+     "return gshmem::compat::team_init(team, config, config_mask, npes, pe_idx_in_team)", None,
+     "Collective over the npes PEs that pass the same config->uniqueid (NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID): a team "
+     "in which this PE has number pe_idx_in_team."),
+    ("int", "nvshmem_barrier", "nvshmem_team_t team", "both", "return gshmem::compat::barrier(team, __func__)",
+     "return gshmem::dev::team_barrier<" + THREAD + ">(team)",
+     "Quiet, then wait until every member of the team has arrived (collective over the team)."),
+    ("int", "nvshmem_team_sync", "nvshmem_team_t team", "both", "return gshmem::compat::team_sync(team, __func__)",
+     "return gshmem::dev::team_sync<" + THREAD + ">(team)",
+     "Wait until every member of the team has arrived, without completing earlier puts first."),
+    ("int", "nvshmemx_barrier_on_stream", "nvshmem_team_t team, cudaStream_t stream", "host",
+     "return gshmem::compat::barrier(team, __func__, stream)", None, "nvshmem_barrier, ordered on `stream`."),
+    ("int", "nvshmemx_team_sync_on_stream", "nvshmem_team_t team, cudaStream_t stream", "host",
+     "return gshmem::compat::team_sync(team, __func__, stream)", None, "nvshmem_team_sync, ordered on `stream`."),
     ("int", "nvshmemx_cumodule_init", "CUmodule module", "host", "return gshmem::compat::cumodule_init(module)",
      None, "Lets the kernels of a module loaded with the driver API (built without -rdc) use the device API."),
     ("int", "nvshmemx_cumodule_finalize", "CUmodule module", "host",
@@ -175,6 +216,17 @@ DEVICE_ONLY_PLAIN = [
      "nvshmem_sync_all by all threads of a warp."),
     ("void", "nvshmemx_sync_all_block", "void", "gshmem::dev::sync_all<gshmem::Scope::kBlock>()",
      "nvshmem_sync_all by all threads of a block."),
+    ("int", "nvshmemx_barrier_warp", "nvshmem_team_t team", "return gshmem::dev::team_barrier<gshmem::Scope::kWarp>(team)",
+     "nvshmem_barrier by all threads of a warp."),
+    ("int", "nvshmemx_barrier_warpgroup", "nvshmem_team_t team",
+     "return gshmem::dev::team_barrier<gshmem::Scope::kWarpgroup>(team)",
+     "nvshmem_barrier by all threads of a warpgroup (four consecutive warps)."),
+    ("int", "nvshmemx_barrier_block", "nvshmem_team_t team",
+     "return gshmem::dev::team_barrier<gshmem::Scope::kBlock>(team)", "nvshmem_barrier by all threads of a block."),
+    ("int", "nvshmemx_team_sync_warp", "nvshmem_team_t team",
+     "return gshmem::dev::team_sync<gshmem::Scope::kWarp>(team)", "nvshmem_team_sync by all threads of a warp."),
+    ("int", "nvshmemx_team_sync_block", "nvshmem_team_t team",
+     "return gshmem::dev::team_sync<gshmem::Scope::kBlock>(team)", "nvshmem_team_sync by all threads of a block."),
 ]
 
 RMA_OPS = [  # (op, native template, completion on the host)
@@ -445,6 +497,38 @@ def wait_entries(types):
     return out
 
 
+
+# The data-moving collectives: (name, parameters after `team, dest, source, nelems`, arguments after them).
+COLL_OPS = [("broadcast", ", int PE_root", ", PE_root"), ("fcollect", "", ""), ("alltoall", "", "")]
+
+
+def coll_entries(types):
+    """broadcast, fcollect and alltoall: typed (RMA types) and mem, thread/warp/block, on stream."""
+    out = []
+    forms = [(t["name"], t["ctype"], "FP16" in t["classes"]) for t in types if "RMA" in t["classes"]]
+    forms.append(("mem", None, False))
+    for op, extra, extra_args in COLL_OPS:
+        for n, c, g in forms:
+            if c is None:
+                name, params = f"{op}mem", f"nvshmem_team_t team, void *dest, const void *source, size_t nelems{extra}"
+                nbytes, native = "nelems", f"{op}mem"
+            else:
+                name, params = f"{n}_{op}", f"nvshmem_team_t team, {c} *dest, const {c} *source, size_t nelems{extra}"
+                nbytes, native = f"gshmem::compat::elem_bytes(nelems, sizeof({c}), __func__)", op
+            args = f"team, dest, source, nelems{extra_args}"
+            host_args = f"team, dest, source, {nbytes}{extra_args if op == 'broadcast' else ''}"
+            host_fn = f"gshmem::compat::{op}"
+            out.append(entry("int", f"nvshmem_{name}", params, "both",
+                             f"return {host_fn}({host_args}, __func__)",
+                             f"return gshmem::dev::{native}<{THREAD}>({args})", g))
+            for scope, scope_enum in SCOPES:
+                out.append(entry("int", f"nvshmemx_{name}_{scope}", params, "device", None,
+                                 f"return gshmem::dev::{native}<{scope_enum}>({args})", g))
+            out.append(entry("int", f"nvshmemx_{name}_on_stream", f"{params}, cudaStream_t stream", "host",
+                             f"return {host_fn}({host_args}, __func__, stream)", None, g))
+    return out
+
+
 def all_entries(types):
     """Every generated name, in the order the headers list them."""
     out = [entry(ret, name, params, where, host, dev) for ret, name, params, where, host, dev, _ in PLAIN]
@@ -453,6 +537,7 @@ def all_entries(types):
     out += untyped_entries()
     out += atomic_entries(types)
     out += wait_entries(types)
+    out += coll_entries(types)
     return out
 
 

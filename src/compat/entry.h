@@ -134,6 +134,31 @@ void wait_on_stream(const T* ivars, size_t nelems, const int* status, int cmp, c
   wait_on_stream(wait_kind<T>(), ivars, nelems, status, cmp, values, bits, stream, api);
 }
 
+// Teams (compat/coll_api.cpp).
+int team_split_strided(nvshmem_team_t parent, int start, int stride, int size, const nvshmem_team_config_t* config,
+                       long mask, nvshmem_team_t* new_team);
+int team_split_2d(nvshmem_team_t parent, int xrange, const nvshmem_team_config_t* xconfig, long xmask,
+                  nvshmem_team_t* xteam, const nvshmem_team_config_t* yconfig, long ymask, nvshmem_team_t* yteam);
+int team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
+int team_get_config(nvshmem_team_t team, nvshmem_team_config_t* config);
+void team_destroy(nvshmem_team_t team);
+int team_get_uniqueid(nvshmemx_team_uniqueid_t* uniqueid);
+int team_init(nvshmem_team_t* team, nvshmem_team_config_t* config, long mask, int npes, int pe_idx_in_team);
+
+// Collectives on a team: blocking, or (with a stream) in order on the stream. Sizes in bytes (per
+// block for fcollect and alltoall). Each returns 0 or an NVSHMEMX_ERROR_* code after a message.
+int barrier(nvshmem_team_t team, const char* api);
+int barrier(nvshmem_team_t team, const char* api, cudaStream_t stream);
+int team_sync(nvshmem_team_t team, const char* api);
+int team_sync(nvshmem_team_t team, const char* api, cudaStream_t stream);
+int broadcast(nvshmem_team_t team, void* dest, const void* source, size_t bytes, int root, const char* api);
+int broadcast(nvshmem_team_t team, void* dest, const void* source, size_t bytes, int root, const char* api,
+              cudaStream_t stream);
+int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api);
+int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream);
+int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api);
+int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream);
+
 void quiet();
 void fence();
 void barrier_all();

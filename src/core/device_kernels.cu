@@ -6,6 +6,7 @@
 // parameters are plain integers and pointers because they are launched with cuLaunchKernel.
 #include <cstdint>
 
+#include "coll/collectives.h"
 #include "gshmem/device/device.cuh"
 #include "transport/transport.h"
 
@@ -51,6 +52,29 @@ __device__ void wait_all(int cmp, const void* ivars, unsigned long long n, const
 
 // quiet_on_stream with the copy engines in use: waits for the copies handed to them before.
 extern "C" __global__ void gshmemi_quiet_kernel() { gshmem::dev::quiet(); }
+
+// The host and on-stream collectives of the GPU backend: one block runs the device algorithm.
+extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
+  using gshmem::Scope;
+  using gshmem::detail::CollOp;
+  switch (c.op) {
+    case CollOp::kBarrier:
+      gshmem::dev::team_barrier<Scope::kBlock>(c.team);
+      break;
+    case CollOp::kSync:
+      gshmem::dev::team_sync<Scope::kBlock>(c.team);
+      break;
+    case CollOp::kBroadcast:
+      gshmem::dev::broadcastmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes, c.root);
+      break;
+    case CollOp::kFcollect:
+      gshmem::dev::fcollectmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes);
+      break;
+    case CollOp::kAlltoall:
+      gshmem::dev::alltoallmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes);
+      break;
+  }
+}
 
 // One warp: the peers are signalled and waited for in parallel.
 extern "C" __global__ void gshmemi_barrier_all_kernel() { gshmem::dev::barrier_all<gshmem::Scope::kWarp>(); }

@@ -93,20 +93,50 @@ class CudaGpuResources final : public GpuResources {
     if (stream) return GSHMEM_SUCCESS;
     // Wait for the kernel (which ends within microseconds once every PE has arrived); if it takes
     // long, say which PEs have not arrived.
-    const char* api = watch_options ? watch_options->api : "nvshmem_barrier_all";
+    return wait_internal(watch_options, "nvshmem_barrier_all", [this] { return " " + missing_text(nullptr); },
+                         [this](const std::vector<int>& left) { return missing_text(&left); });
+  }
+
+  Status collective(const CollCall& call, bool on_stream, void* stream, const WaitWatch::Options* watch) override {
+    CUstream s = on_stream ? static_cast<CUstream>(stream) : internal_stream_;
+    if (!on_stream) {
+      // As the host barrier: after the work the program queued on the legacy default stream.
+      GSHMEM_CU_CHECK(cuEventRecord, legacy_done_, CU_STREAM_LEGACY);
+      GSHMEM_CU_CHECK(cuStreamWaitEvent, internal_stream_, legacy_done_, 0);
+    }
+    CollCall c = call;
+    void* params[] = {&c};
+    GSHMEM_CU_CHECK(cuLaunchKernel, coll_fn_, 1, 1, 1, kCollThreads, 1, 1, 0, s, params, nullptr);
+    if (on_stream) return GSHMEM_SUCCESS;
+    const int team = call.team;
+    return wait_internal(
+        watch, "a collective",
+        [team] { return log::format(" in a collective of team %d (for the other members to arrive)", team); },
+        [](const std::vector<int>&) { return std::string(); });
+  }
+
+  // Threads of the library's collective kernel (one block).
+  static constexpr unsigned kCollThreads = 512;
+
+  // Waits for the internal stream, checking as `watch_options` says; `describe` tells what it waits
+  // for, `left_text` which of the PEs that have left it waits for ("" if none).
+  Status wait_internal(const WaitWatch::Options* watch_options, const char* default_api,
+                       const std::function<std::string()>& describe_text,
+                       const std::function<std::string(const std::vector<int>&)>& left_text) {
+    const char* api = watch_options ? watch_options->api : default_api;
     CUresult rc = CUDA_SUCCESS;
     auto done = [&] {
       rc = cu().cuStreamQuery(internal_stream_);
       return rc != CUDA_ERROR_NOT_READY;
     };
     WaitWatch watch(watch_options ? *watch_options : WaitWatch::Options{});
-    auto describe = [&] { return " " + missing_text(nullptr); };
+    auto describe = [&] { return describe_text(); };
     auto stuck = [&](const std::vector<int>& left) -> std::string {
       // A PE that arrived and then left has written its flag already: give the kernel a moment
       // to see it.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (done()) return "";
-      std::string who = missing_text(&left);
+      std::string who = left_text(left);
       return who.empty() ? ""
                          : "it waits " + who +
                                ", which have already called nvshmem_finalize and left the "
@@ -118,7 +148,7 @@ class CudaGpuResources final : public GpuResources {
       if (backoff.pause()) watch.check(describe, stuck);
     }
     if (rc == CUDA_SUCCESS) return GSHMEM_SUCCESS;
-    GSHMEM_ERROR("%s: %s", api, cuda_error("the barrier kernel", rc).c_str());
+    GSHMEM_ERROR("%s: %s", api, cuda_error("the library's kernel", rc).c_str());
     return GSHMEM_ERROR_CUDA;
   }
 
@@ -226,6 +256,7 @@ class CudaGpuResources final : public GpuResources {
   CUmodule module_ = nullptr;
   CUfunction barrier_fn_ = nullptr;
   CUfunction quiet_fn_ = nullptr;
+  CUfunction coll_fn_ = nullptr;
   std::unique_ptr<CopyProxy> proxy_;  // null when device copies never use the copy engines
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
@@ -447,6 +478,7 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
   }
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->barrier_fn_, res->module_, "gshmemi_barrier_all_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->quiet_fn_, res->module_, "gshmemi_quiet_kernel");
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &res->coll_fn_, res->module_, "gshmemi_coll_kernel");
   CUfunction atomic_fn = nullptr, store_fn = nullptr, wait_fn = nullptr;
   GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");
@@ -486,6 +518,8 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
   st.exit_request = res->exit_request_;  // unified addressing: the host pointer works on the device
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
+  st.teams = b.team_table();
+  st.team_capacity = b.team_capacity;
   if (b.config->ce_min_size > 0) {
     auto proxy = std::make_unique<CopyProxy>();
     std::string why;

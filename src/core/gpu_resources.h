@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "coll/collectives.h"
 #include "core/wait_watch.h"
+#include "gshmem/detail/team.h"
 #include "util/status.h"
 
 namespace gshmem {
@@ -33,6 +35,9 @@ class GpuResources {
   // Runs the all-PE barrier kernel on `stream`; with nullptr on the internal stream, then waits for
   // it, checking as `watch` says (warning, timeout, PEs that have left).
   virtual Status barrier(void* stream, const WaitWatch::Options* watch) = 0;
+  // Runs a collective in the library's collective kernel (one block): in order on `stream` when
+  // `on_stream`, else on the internal stream, waiting for it as `watch` says.
+  virtual Status collective(const CollCall& call, bool on_stream, void* stream, const WaitWatch::Options* watch) = 0;
   // Completes every copy that kernels handed to the copy engines before the call (host quiet).
   virtual Status quiet() = 0;
   // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before
@@ -64,6 +69,8 @@ struct GpuBinding {
   std::function<Status(std::unique_ptr<MemoryProvider>)> setup_heap;
   const SymmetricHeap* heap = nullptr;
   std::function<uint64_t*()> barrier_flags;         // valid after setup_heap
+  std::function<detail::TeamSlot*()> team_table;    // valid after setup_heap
+  int team_capacity = 0;
   std::unique_ptr<Transport>* transport = nullptr;  // receives the GPU transport
   std::function<void(int)> global_exit;             // a kernel called nvshmem_global_exit(status)
 };

@@ -18,6 +18,7 @@
 #include "gshmem/detail/flag_barrier.h"
 #include "gshmem/version.h"
 #include "util/host_wait.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -81,6 +82,22 @@ void end_for_peer(int rank, int exit_code, const std::string& why) {
   std::_Exit(exit_code);
 }
 
+// The GPU backend's collectives: the library's collective kernel, on the caller's stream or on the
+// internal one, waited for with the usual diagnostics.
+class GpuCollEngine final : public CollEngine {
+ public:
+  GpuCollEngine(const Runtime& rt, GpuResources& gpu) : rt_(rt), gpu_(gpu) {}
+  Status run(const CollCall& call, const detail::TeamSlot&, bool on_stream, void* stream, const char* api) override {
+    if (on_stream) return gpu_.collective(call, true, stream, nullptr);
+    const WaitWatch::Options watch = rt_.wait_watch_options(api);
+    return gpu_.collective(call, false, nullptr, &watch);
+  }
+
+ private:
+  const Runtime& rt_;
+  GpuResources& gpu_;
+};
+
 // Runs when the process exits (exit() or a return from main) with the status it exits with.
 void on_process_exit(int status, void*) { Runtime::instance().announce_exit(status); }
 
@@ -93,7 +110,7 @@ Runtime& Runtime::instance() {
 
 const Team* Runtime::team(int id) const {
   if (state_ == kNotInitialized || id < 0 || id > 3) return nullptr;
-  return &teams_[id];
+  return &predefined_[id];
 }
 
 Status Runtime::init(const InitOptions& options, const char* api) {
@@ -239,17 +256,17 @@ Status Runtime::choose_backend() {
 void Runtime::build_teams() {
   const int me = boot_->rank();
   const int n = boot_->size();
-  Team& world = teams_[GSHMEM_TEAM_WORLD];
+  Team& world = predefined_[GSHMEM_TEAM_WORLD];
   world.members.clear();
   for (int pe = 0; pe < n; ++pe) world.members.push_back(pe);
   world.my_pe = me;
 
-  Team& node = teams_[GSHMEM_TEAM_NODE];
+  Team& node = predefined_[GSHMEM_TEAM_NODE];
   node.members = node_pes_;
   node.my_pe = static_cast<int>(std::find(node_pes_.begin(), node_pes_.end(), me) - node_pes_.begin());
 
   // PEs whose heap this PE maps: the node, unless peer mapping is disabled.
-  Team& shared = teams_[GSHMEM_TEAM_SHARED];
+  Team& shared = predefined_[GSHMEM_TEAM_SHARED];
   if (config_.disable_p2p) {
     shared.members = {me};
     shared.my_pe = 0;
@@ -258,7 +275,7 @@ void Runtime::build_teams() {
   }
 
   // One PE per node: those with the same index in their node as this PE.
-  Team& same = teams_[GSHMEM_TEAM_SAME_MYPE_NODE];
+  Team& same = predefined_[GSHMEM_TEAM_SAME_MYPE_NODE];
   same.members.clear();
   std::vector<uint64_t> nodes_seen;
   for (int pe = 0; pe < n; ++pe) {
@@ -288,12 +305,94 @@ Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
   GSHMEM_CHECK(heap_.provider().zero(reinterpret_cast<char*>(barrier_flags_), sizeof(uint64_t) * boot_->size()));
   all_mapped_ = true;
   for (int pe = 0; pe < boot_->size(); ++pe) all_mapped_ = all_mapped_ && heap_.peer_base(pe) != nullptr;
+  // The team region: the table of team slots, then the teams' sync areas (team/teams.h). The same
+  // offset on every PE; what is inside is this PE's own.
+  const uint64_t capacity = static_cast<uint64_t>(team_capacity());
+  const uint64_t space =
+      config_.team_space ? config_.team_space : (4ull << 20) + (64ull << 10) * static_cast<uint64_t>(boot_->size());
+  team_region_bytes_ = capacity * sizeof(detail::TeamSlot) + space;
+  GSHMEM_CHECK(heap_.allocate(team_region_bytes_, 64, &team_region_, "nvshmem_init"));
   return GSHMEM_SUCCESS;
+}
+
+int Runtime::team_capacity() const {
+  return static_cast<int>(std::min<int64_t>(std::max<int64_t>(config_.max_teams, 8), 1 << 20));
+}
+
+Status Runtime::setup_teams() {
+  if (backend_ == Backend::kCpu) {
+    coll_engine_ = make_host_coll_engine(
+        heap_, [this](const uint64_t* flag, uint64_t target, int team, int pe, const char* api) {
+          wait_team_flag(flag, target, team, pe, api);
+        });
+  } else {
+    coll_engine_ = std::make_unique<GpuCollEngine>(*this, *gpu_);
+  }
+  coll_.set_engine(coll_engine_.get());
+  Teams::Services sv;
+  sv.heap = &heap_;
+  sv.transport = transport_.get();
+  sv.my_pe = my_pe();
+  sv.n_pes = n_pes();
+  sv.barrier = [this](int team, const char* api) {
+    CollCall c;
+    c.op = detail::CollOp::kBarrier;
+    c.team = team;
+    GSHMEM_CHECK(transport_->quiet());
+    return coll_.run(c, false, nullptr, api);
+  };
+  std::vector<std::vector<int>> predefined;
+  for (const Team& t : predefined_) predefined.push_back(t.members);
+  const uint64_t capacity = static_cast<uint64_t>(team_capacity());
+  GSHMEM_CHECK(teams_.init(sv, team_region_, team_region_bytes_, static_cast<int>(capacity), predefined));
+  GSHMEM_INFO(kColl, "teams: %llu ids, %s of synchronisation space (GSHMEM_TEAM_SPACE); a team of %d PEs takes %s",
+              static_cast<unsigned long long>(capacity),
+              format_size(team_region_bytes_ - capacity * sizeof(detail::TeamSlot)).c_str(), n_pes(),
+              format_size(Teams::area_bytes(n_pes())).c_str());
+  return GSHMEM_SUCCESS;
+}
+
+void Runtime::wait_team_flag(const uint64_t* flag, uint64_t target, int team, int pe, const char* api) {
+  auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
+  WaitWatch watch(wait_watch_options(api));
+  auto describe = [&] {
+    return log::format(" in barrier %llu of team %d for PE %d (it reached barrier %llu of the team)",
+                       static_cast<unsigned long long>(target), team, pe, reached());
+  };
+  auto stuck = [&](const std::vector<int>& left) -> std::string {
+    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= target) return "";
+    return log::format(
+        "it waits in barrier %llu of team %d for PE %d, which has already called nvshmem_finalize and left the job "
+        "after barrier %llu of the team: PE %d made fewer collectives on team %d than this PE",
+        static_cast<unsigned long long>(target), team, pe, reached(), pe, team);
+  };
+  HostBackoff backoff;
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
+    if (backoff.pause()) watch.check(describe, stuck);
+  }
+}
+
+Status Runtime::collective(const CollCall& call, bool on_stream, void* stream, const char* api) {
+  if (state_ == kNotInitialized) not_ready(api);
+  activity::Scope doing(api, "a collective of team", static_cast<uint64_t>(call.team));
+  GSHMEM_CHECK(ensure_bound(api));
+  if (call.op == detail::CollOp::kBarrier) {
+    // A barrier completes this PE's earlier operations first.
+    if (on_stream) {
+      GSHMEM_CHECK(transport_->quiet_on_stream(stream));
+      if (gpu_) GSHMEM_CHECK(gpu_->quiet_on_stream(stream));
+    } else {
+      GSHMEM_CHECK(transport_->quiet());
+      if (gpu_) GSHMEM_CHECK(gpu_->quiet());
+    }
+  }
+  return coll_.run(call, on_stream, stream, api);
 }
 
 Status Runtime::setup_cpu() {
   GSHMEM_CHECK(setup_heap(make_host_memory_provider()));
   transport_ = make_host_memory_transport();
+  GSHMEM_CHECK(setup_teams());
   // Nobody may signal a peer's flags before the peer has zeroed them.
   GSHMEM_CHECK(boot_->barrier());
   state_ = kInitialized;
@@ -307,18 +406,23 @@ Status Runtime::bind_gpu(const char* api) {
   b.config = &config_;
   b.requested_device = options_.cuda_device;
   b.node_pes = node_pes_;
-  b.node_mype = teams_[GSHMEM_TEAM_NODE].my_pe;
-  b.node_npes = teams_[GSHMEM_TEAM_NODE].n_pes();
-  b.shared_mype = teams_[GSHMEM_TEAM_SHARED].my_pe;
-  b.shared_npes = teams_[GSHMEM_TEAM_SHARED].n_pes();
-  b.same_mype_node_mype = teams_[GSHMEM_TEAM_SAME_MYPE_NODE].my_pe;
-  b.same_mype_node_npes = teams_[GSHMEM_TEAM_SAME_MYPE_NODE].n_pes();
+  b.node_mype = predefined_[GSHMEM_TEAM_NODE].my_pe;
+  b.node_npes = predefined_[GSHMEM_TEAM_NODE].n_pes();
+  b.shared_mype = predefined_[GSHMEM_TEAM_SHARED].my_pe;
+  b.shared_npes = predefined_[GSHMEM_TEAM_SHARED].n_pes();
+  b.same_mype_node_mype = predefined_[GSHMEM_TEAM_SAME_MYPE_NODE].my_pe;
+  b.same_mype_node_npes = predefined_[GSHMEM_TEAM_SAME_MYPE_NODE].n_pes();
   b.setup_heap = [this](std::unique_ptr<MemoryProvider> provider) { return setup_heap(std::move(provider)); };
   b.heap = &heap_;
   b.barrier_flags = [this] { return barrier_flags_; };
   b.transport = &transport_;
   b.global_exit = [this](int code) { global_exit(code); };
+  b.team_table = [this] { return reinterpret_cast<detail::TeamSlot*>(heap_.base() + team_region_); };
+  b.team_capacity = team_capacity();
   Status s = bind_gpu_backend(b, api, &gpu_);
+  if (ok(s)) s = setup_teams();
+  // No PE may arrive at a peer's team flags before the peer has zeroed them.
+  if (ok(s)) s = boot_->barrier();
   if (ok(s)) {
     state_ = kInitialized;
     log_routes();
@@ -632,6 +736,9 @@ Status Runtime::finalize(const char* api) {
       gpu_->synchronize();
     }
     // The heap is unmapped while the GPU context still exists; the context goes last.
+    teams_.finalize();
+    coll_.set_engine(nullptr);
+    coll_engine_.reset();
     transport_.reset();
     heap_.finalize();
     if (gpu_) gpu_->destroy();

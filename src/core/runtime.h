@@ -16,12 +16,14 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "coll/collectives.h"
 #include "core/gpu_resources.h"
 #include "core/p2p.h"
 #include "core/wait_watch.h"
 #include "core/waits.h"
 #include "gshmem/detail/device_state.h"
 #include "heap/symmetric_heap.h"
+#include "team/teams.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/status.h"
@@ -58,8 +60,13 @@ class Runtime {
 
   int my_pe() const { return boot_ ? boot_->rank() : -1; }
   int n_pes() const { return boot_ ? boot_->size() : -1; }
-  // One of the predefined teams, or nullptr.
+  // One of the predefined teams (known from nvshmem_init on, before the GPU is bound), or nullptr.
   const Team* team(int id) const;
+  // Every team, once the heap exists (after the GPU is bound on the GPU backend).
+  Teams& teams() { return teams_; }
+  // A collective from the host: checks, binds the GPU if needed, completes this PE's earlier operations
+  // first for a barrier, then runs it (`on_stream`: in order on `stream`).
+  Status collective(const CollCall& call, bool on_stream, void* stream, const char* api);
   Backend backend() const { return backend_; }
   // How PEs share GPUs (kOwn on the CPU backend and before a GPU is bound).
   GpuSharing gpu_sharing() const { return gpu_ ? gpu_->sharing() : GpuSharing::kOwn; }
@@ -117,6 +124,12 @@ class Runtime {
   Status setup_cpu();
   Status bind_gpu(const char* api);
   Status host_barrier(const char* api);
+  // Sets up the team table and the predefined teams in the team region, and the engine that runs
+  // collectives (after the heap and transport exist).
+  Status setup_teams();
+  int team_capacity() const;  // NVSHMEM_MAX_TEAMS, within [8, 2^20]
+  // The CPU backend's wait for a team barrier's flag, with the diagnostics of every host wait.
+  void wait_team_flag(const uint64_t* flag, uint64_t target, int team, int pe, const char* api);
   // The memory operations of detail::flag_barrier on the CPU backend: CPU atomics on the mapped
   // heaps; a wait that lasts reports what it waits for (WaitWatch).
   struct HostBarrierFlags {
@@ -147,13 +160,18 @@ class Runtime {
   std::vector<uint64_t> host_of_pe_;  // host identity of every PE
   std::vector<int> node_pes_;
   std::vector<int> node_pids_;  // process ids of node_pes_
-  Team teams_[4];
+  Team predefined_[4];
   SymmetricHeap heap_;
   std::unique_ptr<Transport> transport_;
   uint64_t* barrier_flags_ = nullptr;  // symmetric [npes], in this PE's heap
   uint64_t host_barrier_seq_ = 0;      // CPU backend
   bool all_mapped_ = false;            // every PE's heap is mapped here
   std::unique_ptr<GpuResources> gpu_;
+  uint64_t team_region_ = 0;        // heap offset of the team region (the same on every PE)
+  uint64_t team_region_bytes_ = 0;
+  Teams teams_;
+  std::unique_ptr<CollEngine> coll_engine_;
+  Collectives coll_{teams_, heap_};
   std::mutex heap_mu_;
   PointToPoint p2p_{*this};
   Waits waits_{*this};

@@ -1,6 +1,6 @@
 # Fails if a source file of a layer includes a header of a higher layer, or a native public header
 # includes a compat one. Order of the layers:
-set(layers util bootstrap heap transport core compat)
+set(layers util bootstrap heap transport team coll core compat)
 file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/*.h ${SRC}/*.cpp ${SRC}/*.cu)
 set(errors)
 foreach(f IN LISTS files)

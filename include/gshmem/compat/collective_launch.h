@@ -5,7 +5,8 @@
  * deadlocking on blocks that never get an SM. The grid may not exceed what fits at once: the
  * kernel's occupancy (blocks per SM for its block size and dynamic shared memory) times the SMs
  * (under MPS, the share CUDA reports). Where PEs share a GPU (NVSHMEM_STATUS_LIMITED_MPG), their
- * grids are not kept co-resident: the launch is refused.
+ * grids are not co-resident but take turns on it; the launch runs (with one warning), and kernels
+ * that wait for each other progress as the GPU switches between the PEs' contexts.
  * An all-zero grid asks for that maximum. The kernel runs as a cooperative launch on `stream`.
  *
  * These are inline functions over the CUDA runtime (compiled into the caller, which links the CUDA

@@ -10,6 +10,9 @@
 #include "gshmem/compat/gen/nvshmem_host.h"
 #include "gshmem/compat/nvshmem_types.h"
 
+/* OpenSHMEM's name of the team sync. */
+#define nvshmem_sync nvshmem_team_sync
+
 #if defined(__CUDACC__) && !defined(GSHMEM_HOST_ONLY)
 #include "gshmem/compat/gen/nvshmem_device.cuh"
 #include "gshmem/device/device.cuh"

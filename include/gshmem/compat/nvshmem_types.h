@@ -115,6 +115,27 @@ enum nvshmem_team_id_t {
   NVSHMEM_TEAM_INDEX_MAX = 1 << 30
 };
 
+/* A team of any set of PEs (nvshmemx_team_init) is named by this ID, which one PE makes with
+ * nvshmemx_team_get_uniqueid and hands to the others. */
+typedef uint64_t nvshmemx_team_uniqueid_t;
+#define NVSHMEMX_TEAM_UNIQUEID_INITIALIZER 0
+
+/* Team configuration (version 2, 64 bytes). */
+typedef struct {
+  int version;
+  int num_contexts;
+  nvshmemx_team_uniqueid_t uniqueid;
+  char padding[48];
+} nvshmem_team_config_v2;
+typedef nvshmem_team_config_v2 nvshmem_team_config_t;
+#define NVSHMEM_TEAM_CONFIG_VERSION_2 2
+#define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS 1
+#define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID 2
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER \
+  {                                     \
+    (NVSHMEM_TEAM_CONFIG_VERSION_2 << 16) + (int)sizeof(nvshmem_team_config_v2), 0, 0, { 0 } \
+  }
+
 /* ---- comparison and signal operators (gshmem/constants.h holds the values) ---------------- */
 enum nvshmemi_cmp_type {
   NVSHMEM_CMP_EQ = GSHMEM_CMP_EQ,
@@ -191,6 +212,7 @@ static_assert(sizeof(nvshmemx_uniqueid_t) == 128, "nvshmemx_uniqueid_t must be 1
 static_assert(sizeof(nvshmemx_uniqueid_args_t) == 24, "nvshmemx_uniqueid_args_t must be 24 bytes");
 static_assert(sizeof(nvshmemx_init_args_t) == 128, "nvshmemx_init_args_t must be 128 bytes");
 static_assert(sizeof(nvshmemx_init_attr_t) == 144, "nvshmemx_init_attr_t must be 144 bytes");
+static_assert(sizeof(nvshmem_team_config_t) == 64, "nvshmem_team_config_t must be 64 bytes");
 #endif
 
 #endif /* GSHMEM_COMPAT_NVSHMEM_TYPES_H_ */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gshmem/detail/export.h"
+#include "gshmem/detail/team.h"
 
 #ifdef __cplusplus
 namespace gshmem {
@@ -18,7 +19,7 @@ namespace detail {
 
 /* Bumped whenever the layout below changes; a module compiled against another layout is refused
  * at registration with a message, rather than reading garbage. */
-constexpr uint32_t kDeviceStateAbi = 3;
+constexpr uint32_t kDeviceStateAbi = 4;
 
 /* Device-initiated copies handed to the copy engines (DMA), see gshmem/device/ce.cuh and the host
  * proxy in the core. A kernel takes ticket t from ce_counters[0], waits until the proxy has consumed
@@ -76,9 +77,15 @@ struct DeviceState {
   CeRing *ce_ring;
   uint64_t *ce_counters;
   uint64_t ce_min_bytes;
+  /* The teams: the slot of team id t is teams[t] for 0 <= t < team_capacity (size 0: no such team).
+   * Device memory of this PE (in its symmetric heap); the host library writes a slot before it
+   * returns the id. */
+  TeamSlot *teams;
+  int32_t team_capacity;
+  int32_t reserved2;
 };
 
-static_assert(sizeof(DeviceState) == 136, "DeviceState layout changed: bump kDeviceStateAbi");
+static_assert(sizeof(DeviceState) == 152, "DeviceState layout changed: bump kDeviceStateAbi");
 
 }  // namespace detail
 }  // namespace gshmem

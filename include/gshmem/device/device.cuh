@@ -7,12 +7,16 @@
 //   gshmem::dev::atomic_add(dest, value, pe), ... every AMO                            (atomic.cuh)
 //   gshmem::dev::wait_until(ivar, cmp, value), test, and the _all/_any/_some forms     (wait.cuh)
 //   gshmem::dev::quiet(), fence(), barrier_all<Scope>(), sync_all<Scope>(), global_exit(status)
-//   gshmem::dev::my_pe(), n_pes(), team_my_pe(team), team_n_pes(team), ptr(ptr, pe)
+//   gshmem::dev::my_pe(), n_pes(), ptr(ptr, pe)
+//   gshmem::dev::team_my_pe(team), team_n_pes(team), team_translate_pe(...), team_barrier<Scope>(team),
+//                                                       team_sync<Scope>(team)              (team.cuh)
+//   gshmem::dev::broadcast<Scope>(team, ...), fcollect, alltoall and their *mem forms     (coll.cuh)
 //
-// Scope is gshmem::Scope::kThread, kWarp or kBlock. The NVSHMEM names (nvshmem.h) forward here.
+// Scope is gshmem::Scope::kThread, kWarp, kWarpgroup or kBlock. The NVSHMEM names (nvshmem.h) forward here.
 #pragma once
 
 #include "gshmem/device/atomic.cuh"
+#include "gshmem/device/coll.cuh"
 #include "gshmem/device/copy.cuh"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/query.cuh"
@@ -21,4 +25,5 @@
 #include "gshmem/device/signal.cuh"
 #include "gshmem/device/state.cuh"
 #include "gshmem/device/sync.cuh"
+#include "gshmem/device/team.cuh"
 #include "gshmem/device/wait.cuh"

@@ -1,4 +1,4 @@
-// Native device API: PE and team queries, version information.
+// Native device API: version information (the team queries are in team.cuh).
 #pragma once
 
 #if defined(__CUDACC__)
@@ -7,39 +7,6 @@
 
 namespace gshmem {
 namespace dev {
-
-// This PE's number in one of the predefined teams, or -1 (the team is not predefined, or this PE
-// is not in it).
-__device__ __forceinline__ int team_my_pe(int team) {
-  const auto& st = gshmem::detail::state();
-  switch (team) {
-    case GSHMEM_TEAM_WORLD:
-      return st.mype;
-    case GSHMEM_TEAM_SHARED:
-      return st.shared_mype;
-    case GSHMEM_TEAM_NODE:
-      return st.node_mype;
-    case GSHMEM_TEAM_SAME_MYPE_NODE:
-      return st.same_mype_node_mype;
-    default:
-      return -1;
-  }
-}
-__device__ __forceinline__ int team_n_pes(int team) {
-  const auto& st = gshmem::detail::state();
-  switch (team) {
-    case GSHMEM_TEAM_WORLD:
-      return st.npes;
-    case GSHMEM_TEAM_SHARED:
-      return st.shared_npes;
-    case GSHMEM_TEAM_NODE:
-      return st.node_npes;
-    case GSHMEM_TEAM_SAME_MYPE_NODE:
-      return st.same_mype_node_npes;
-    default:
-      return -1;
-  }
-}
 
 __device__ __forceinline__ void info_get_version(int* major, int* minor) {
   *major = GSHMEM_OPENSHMEM_MAJOR;

@@ -1,5 +1,5 @@
-// Cooperation scopes of the device API: a call made by one thread, by all threads of a warp, or
-// by all threads of a block. Scope is a template parameter of every device operation; the
+// Cooperation scopes of the device API: a call made by one thread, by all threads of a warp, of a
+// warpgroup (four consecutive warps, 128 threads, as Hopper's wgmma groups them), or of a block. Scope is a template parameter of every device operation; the
 // nvshmemx_*_warp / *_block names are one-line aliases of the Warp / Block instantiations.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 namespace gshmem {
 
-enum class Scope { kThread, kWarp, kBlock };
+enum class Scope { kThread, kWarp, kWarpgroup, kBlock };
 
 namespace detail {
 
@@ -24,6 +24,8 @@ __device__ __forceinline__ int group_rank() {
     return 0;
   else if constexpr (S == Scope::kWarp)
     return linear_thread() & 31;
+  else if constexpr (S == Scope::kWarpgroup)
+    return linear_thread() & 127;
   else
     return linear_thread();
 }
@@ -34,6 +36,9 @@ __device__ __forceinline__ int group_size() {
   } else if constexpr (S == Scope::kWarp) {
     int left = block_threads() - (linear_thread() & ~31);
     return left < 32 ? left : 32;
+  } else if constexpr (S == Scope::kWarpgroup) {
+    int left = block_threads() - (linear_thread() & ~127);
+    return left < 128 ? left : 128;
   } else {
     return block_threads();
   }
@@ -44,6 +49,10 @@ __device__ __forceinline__ void group_sync() {
   if constexpr (S == Scope::kWarp) {
     int n = group_size<S>();
     __syncwarp(n == 32 ? 0xffffffffu : ((1u << n) - 1u));
+  } else if constexpr (S == Scope::kWarpgroup) {
+    // Named barrier 1 + the warpgroup's number (0 is __syncthreads'), over its warps.
+    const int n = (group_size<S>() + 31) & ~31;
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + (linear_thread() >> 7)), "r"(n) : "memory");
   } else if constexpr (S == Scope::kBlock) {
     __syncthreads();
   }

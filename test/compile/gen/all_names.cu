@@ -29,10 +29,18 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
   nvshmem_signal_fetch(static_cast<uint64_t *>(gshmemt_ptr));
   nvshmemx_signal_op(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_signal_wait_until(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>());
+  nvshmem_team_translate_pe(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmem_team_t>());
+  nvshmem_barrier(gshmemt_zero<nvshmem_team_t>());
+  nvshmem_team_sync(gshmemt_zero<nvshmem_team_t>());
   nvshmemx_barrier_all_warp();
   nvshmemx_barrier_all_block();
   nvshmemx_sync_all_warp();
   nvshmemx_sync_all_block();
+  nvshmemx_barrier_warp(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_barrier_warpgroup(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_barrier_block(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_team_sync_warp(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_team_sync_block(gshmemt_zero<nvshmem_team_t>());
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmem_bfloat16_p(static_cast<__nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<__nv_bfloat16>(), gshmemt_zero<int>());
 #endif
@@ -138,6 +146,8 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmem_half_put_nbi(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
+}
+__global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_half_put_nbi_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
@@ -162,8 +172,6 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_half_iput_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
-}
-__global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmem_half_iget(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 #endif
@@ -238,6 +246,8 @@ __global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
   nvshmemx_double_iget_warp(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_double_iget_block(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_double_put_signal(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
   nvshmemx_double_put_signal_warp(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_double_put_signal_block(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_double_put_signal_nbi(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -246,8 +256,6 @@ __global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
   nvshmem_char_p(static_cast<char *>(gshmemt_ptr), gshmemt_zero<char>(), gshmemt_zero<int>());
   nvshmem_char_g(static_cast<const char *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_char_put(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
   nvshmemx_char_put_warp(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_char_put_block(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_char_get(static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -304,6 +312,8 @@ __global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
   nvshmemx_schar_put_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_schar_get(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_get_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
   nvshmemx_schar_get_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_schar_put_nbi(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_put_nbi_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -312,8 +322,6 @@ __global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
   nvshmemx_schar_get_nbi_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_get_nbi_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_schar_iput(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
   nvshmemx_schar_iput_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_schar_iput_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_schar_iget(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -370,6 +378,8 @@ __global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
   nvshmemx_long_iput_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_long_iget(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_long_iget_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_4(void *gshmemt_ptr) {
   nvshmemx_long_iget_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_long_put_signal(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_long_put_signal_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -378,8 +388,6 @@ __global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
   nvshmemx_long_put_signal_nbi_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_long_put_signal_nbi_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_longlong_p(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<long long>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_4(void *gshmemt_ptr) {
   nvshmem_longlong_g(static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_longlong_put(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_longlong_put_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -436,6 +444,8 @@ __global__ void gshmemt_all_device_names_4(void *gshmemt_ptr) {
   nvshmem_ushort_put(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_put_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_put_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
   nvshmem_ushort_get(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_get_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_get_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -444,8 +454,6 @@ __global__ void gshmemt_all_device_names_4(void *gshmemt_ptr) {
   nvshmemx_ushort_put_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ushort_get_nbi(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_get_nbi_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
   nvshmemx_ushort_get_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ushort_iput(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ushort_iput_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -502,6 +510,8 @@ __global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
   nvshmem_ulong_iput(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_iput_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_iput_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
   nvshmem_ulong_iget(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_iget_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_iget_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -510,8 +520,6 @@ __global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
   nvshmemx_ulong_put_signal_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_ulong_put_signal_nbi(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_ulong_put_signal_nbi_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
   nvshmemx_ulong_put_signal_nbi_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_ulonglong_p(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
   nvshmem_ulonglong_g(static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>());
@@ -568,6 +576,8 @@ __global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
   nvshmem_int16_p(static_cast<int16_t *>(gshmemt_ptr), gshmemt_zero<int16_t>(), gshmemt_zero<int>());
   nvshmem_int16_g(static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int16_put(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
   nvshmemx_int16_put_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_put_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int16_get(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -576,8 +586,6 @@ __global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
   nvshmem_int16_put_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_put_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_put_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
   nvshmem_int16_get_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_get_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int16_get_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -634,6 +642,8 @@ __global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
   nvshmemx_int64_get_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int64_get_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int64_iput(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmemx_int64_iput_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int64_iput_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int64_iget(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -642,8 +652,6 @@ __global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
   nvshmem_int64_put_signal(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmem_int64_put_signal_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int64_put_signal_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -700,6 +708,8 @@ __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmemx_uint16_put_signal_nbi_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_uint16_put_signal_nbi_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_uint32_p(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
   nvshmem_uint32_g(static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint32_put(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint32_put_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -708,8 +718,6 @@ __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmemx_uint32_get_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint32_get_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_uint32_put_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
   nvshmemx_uint32_put_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint32_put_nbi_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_uint32_get_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -766,6 +774,8 @@ __global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
   nvshmemx_size_put_nbi_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_size_get_nbi(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_size_get_nbi_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
   nvshmemx_size_get_nbi_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_size_iput(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_size_iput_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -774,8 +784,6 @@ __global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
   nvshmemx_size_iget_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_size_iget_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_size_put_signal(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
   nvshmemx_size_put_signal_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_size_put_signal_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_size_put_signal_nbi(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -832,6 +840,8 @@ __global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
   nvshmemx_put8_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put8_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_put16(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmemx_put16_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put16_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_get16(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -840,8 +850,6 @@ __global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
   nvshmem_put16_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put16_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_put16_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmem_get16_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get16_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get16_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -898,6 +906,8 @@ __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmemx_get64_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get64_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_iput64(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmemx_iput64_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_iput64_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_iget64(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -906,8 +916,6 @@ __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmem_put64_signal(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmem_put64_signal_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put64_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -964,6 +972,8 @@ __global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmem_uint32_atomic_inc(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint64_atomic_inc(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_size_atomic_inc(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_ptrdiff_atomic_inc(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int_atomic_fetch_inc(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_long_atomic_fetch_inc(static_cast<long *>(gshmemt_ptr), gshmemt_zero<int>());
@@ -972,8 +982,6 @@ __global__ void gshmemt_all_device_names_12(void *gshmemt_ptr) {
   nvshmem_ulong_atomic_fetch_inc(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_ulonglong_atomic_fetch_inc(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int32_atomic_fetch_inc(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_int64_atomic_fetch_inc(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint32_atomic_fetch_inc(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint64_atomic_fetch_inc(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
@@ -1030,6 +1038,8 @@ __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_uint32_atomic_set(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
   nvshmem_uint64_atomic_set(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
   nvshmem_size_atomic_set(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_ptrdiff_atomic_set(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<int>());
   nvshmem_float_atomic_swap(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
   nvshmem_double_atomic_swap(static_cast<double *>(gshmemt_ptr), gshmemt_zero<double>(), gshmemt_zero<int>());
@@ -1038,8 +1048,6 @@ __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_longlong_atomic_swap(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<long long>(), gshmemt_zero<int>());
   nvshmem_uint_atomic_swap(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>());
   nvshmem_ulong_atomic_swap(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>());
-}
-__global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_ulonglong_atomic_swap(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
   nvshmem_int32_atomic_swap(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int32_t>(), gshmemt_zero<int>());
   nvshmem_int64_atomic_swap(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
@@ -1096,6 +1104,8 @@ __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_uint64_atomic_xor(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
   nvshmem_uint_atomic_fetch_xor(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>());
   nvshmem_ulong_atomic_fetch_xor(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_ulonglong_atomic_fetch_xor(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
   nvshmem_int32_atomic_fetch_xor(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int32_t>(), gshmemt_zero<int>());
   nvshmem_int64_atomic_fetch_xor(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
@@ -1104,8 +1114,6 @@ __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_short_wait_until(static_cast<short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_all(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_any(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
-}
-__global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_short_wait_until_some(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_all_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
   nvshmem_short_wait_until_any_vector(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<short *>(gshmemt_ptr));
@@ -1162,6 +1170,8 @@ __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_ushort_wait_until(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_wait_until_all(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_wait_until_any(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
+}
+__global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_ushort_wait_until_some(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_wait_until_all_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_wait_until_any_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
@@ -1170,8 +1180,6 @@ __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_ushort_test_all(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_test_any(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_test_some(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
-}
-__global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_ushort_test_all_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_test_any_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_test_some_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
@@ -1228,6 +1236,8 @@ __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_int32_test_all(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
   nvshmem_int32_test_any(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
   nvshmem_int32_test_some(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
+}
+__global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_int32_test_all_vector(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int32_t *>(gshmemt_ptr));
   nvshmem_int32_test_any_vector(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int32_t *>(gshmemt_ptr));
   nvshmem_int32_test_some_vector(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int32_t *>(gshmemt_ptr));
@@ -1236,8 +1246,6 @@ __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_int64_wait_until_any(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_wait_until_some(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
   nvshmem_int64_wait_until_all_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
-}
-__global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_int64_wait_until_any_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_wait_until_some_vector(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int64_t *>(gshmemt_ptr));
   nvshmem_int64_test(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int64_t>());
@@ -1294,6 +1302,8 @@ __global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_ptrdiff_wait_until_any(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>());
   nvshmem_ptrdiff_wait_until_some(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>());
   nvshmem_ptrdiff_wait_until_all_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
+}
+__global__ void gshmemt_all_device_names_18(void *gshmemt_ptr) {
   nvshmem_ptrdiff_wait_until_any_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
   nvshmem_ptrdiff_wait_until_some_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
   nvshmem_ptrdiff_test(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>());
@@ -1302,9 +1312,283 @@ __global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_ptrdiff_test_some(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>());
   nvshmem_ptrdiff_test_all_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
   nvshmem_ptrdiff_test_any_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
-}
-__global__ void gshmemt_all_device_names_18(void *gshmemt_ptr) {
   nvshmem_ptrdiff_test_some_vector(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr));
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+  nvshmem_float_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_float_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_float_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_double_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_double_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_double_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_char_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_char_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_char_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_short_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_short_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_short_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_schar_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_schar_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_schar_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_long_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_long_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_long_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_longlong_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_longlong_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_longlong_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uchar_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uchar_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uchar_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_ushort_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ushort_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ushort_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uint_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_ulong_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulong_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulong_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_ulonglong_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulonglong_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulonglong_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int8_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int8_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int8_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int16_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int16_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int16_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int32_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int32_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int32_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int64_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+}
+__global__ void gshmemt_all_device_names_19(void *gshmemt_ptr) {
+  nvshmemx_int64_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uint8_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint8_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint8_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uint16_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint16_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint16_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uint32_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint32_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint32_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uint64_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint64_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint64_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_size_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_size_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_size_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_ptrdiff_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ptrdiff_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ptrdiff_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_broadcastmem(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_broadcastmem_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_broadcastmem_block(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+  nvshmem_float_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_double_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_char_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_short_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_short_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_short_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_schar_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_long_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_longlong_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uchar_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ushort_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ulong_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulong_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_20(void *gshmemt_ptr) {
+  nvshmemx_ulong_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ulonglong_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int8_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int8_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int8_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int16_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int32_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int32_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int32_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int64_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint8_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint16_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint16_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint16_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint32_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint32_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint32_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint64_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_size_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ptrdiff_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ptrdiff_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ptrdiff_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_fcollectmem(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_fcollectmem_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_fcollectmem_block(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+  nvshmem_float_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_double_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_char_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_short_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_short_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_short_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_schar_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_long_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_21(void *gshmemt_ptr) {
+  nvshmem_longlong_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uchar_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ushort_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ulong_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulong_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulong_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ulonglong_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int8_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int8_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int8_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int16_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int32_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int32_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int32_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int64_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint8_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint16_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint16_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint16_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint32_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint32_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint32_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint64_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_size_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ptrdiff_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ptrdiff_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ptrdiff_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_alltoallmem(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_alltoallmem_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_alltoallmem_block(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 
 void gshmemt_all_host_names(void *gshmemt_ptr) {
@@ -1346,6 +1630,17 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_signal_wait_until(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>());
   nvshmemx_signal_op_on_stream(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
   nvshmemx_signal_wait_until_on_stream(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_team_split_strided(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<int>(), static_cast<const nvshmem_team_config_t *>(gshmemt_ptr), gshmemt_zero<long>(), static_cast<nvshmem_team_t *>(gshmemt_ptr));
+  nvshmem_team_split_2d(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<int>(), static_cast<const nvshmem_team_config_t *>(gshmemt_ptr), gshmemt_zero<long>(), static_cast<nvshmem_team_t *>(gshmemt_ptr), static_cast<const nvshmem_team_config_t *>(gshmemt_ptr), gshmemt_zero<long>(), static_cast<nvshmem_team_t *>(gshmemt_ptr));
+  nvshmem_team_translate_pe(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmem_team_t>());
+  nvshmem_team_get_config(gshmemt_zero<nvshmem_team_t>(), static_cast<nvshmem_team_config_t *>(gshmemt_ptr));
+  nvshmem_team_destroy(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_team_get_uniqueid(static_cast<nvshmemx_team_uniqueid_t *>(gshmemt_ptr));
+  nvshmemx_team_init(static_cast<nvshmem_team_t *>(gshmemt_ptr), static_cast<nvshmem_team_config_t *>(gshmemt_ptr), gshmemt_zero<long>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmem_barrier(gshmemt_zero<nvshmem_team_t>());
+  nvshmem_team_sync(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_barrier_on_stream(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmemx_team_sync_on_stream(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<cudaStream_t>());
   nvshmemx_cumodule_init(gshmemt_zero<CUmodule>());
   nvshmemx_cumodule_finalize(gshmemt_zero<CUmodule>());
   nvshmemx_culibrary_init(gshmemt_zero<CUlibrary>());
@@ -2404,6 +2699,186 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmemx_ptrdiff_wait_until_on_stream(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<cudaStream_t>());
   nvshmemx_ptrdiff_wait_until_all_on_stream(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<cudaStream_t>());
   nvshmemx_ptrdiff_wait_until_all_vector_on_stream(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<cudaStream_t>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+#endif
+  nvshmem_float_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_float_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_double_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_double_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_char_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_char_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_short_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_short_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_schar_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_schar_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_long_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_long_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_longlong_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_longlong_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uchar_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uchar_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ushort_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ushort_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ulong_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulong_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ulonglong_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulonglong_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int8_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int8_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int16_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int16_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int32_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int32_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int64_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint8_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint8_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint16_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint16_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint32_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint32_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint64_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint64_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_size_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_size_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ptrdiff_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ptrdiff_broadcast_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_broadcastmem(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_broadcastmem_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<cudaStream_t>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+#endif
+  nvshmem_float_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_double_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_char_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_short_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_short_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_schar_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_long_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_longlong_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uchar_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ushort_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ulong_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulong_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ulonglong_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int8_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int8_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int16_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int32_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int32_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int64_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint8_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint16_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint16_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint32_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint32_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint64_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_size_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ptrdiff_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ptrdiff_fcollect_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_fcollectmem(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_fcollectmem_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+#endif
+  nvshmem_float_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_double_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_char_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_short_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_short_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_schar_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_long_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_longlong_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uchar_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ushort_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ulong_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulong_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ulonglong_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int8_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int8_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int16_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int32_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int32_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_int64_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint8_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint16_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint16_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint32_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint32_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_uint64_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_size_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_ptrdiff_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ptrdiff_alltoall_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
+  nvshmem_alltoallmem(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_alltoallmem_on_stream(gshmemt_zero<nvshmem_team_t>(), static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<cudaStream_t>());
   // The collective launch is written by hand (C++, inline, over the CUDA runtime).
   int grid = 0;
   nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);

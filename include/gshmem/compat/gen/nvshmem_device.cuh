@@ -42,6 +42,12 @@ GSHMEMI_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem
 GSHMEMI_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmem::dev::signal_op(sig_addr, signal, sig_op, pe); }
 // Waits until this PE's signal compares true with `cmp_value`; returns the value it then had.
 GSHMEMI_DEVICE uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) { return gshmem::dev::signal_wait_until(sig_addr, cmp, cmp_value); }
+// The number in dest_team of member src_pe of src_team, or -1.
+GSHMEMI_DEVICE int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team) { return gshmem::dev::team_translate_pe(src_team, src_pe, dest_team); }
+// Quiet, then wait until every member of the team has arrived (collective over the team).
+GSHMEMI_DEVICE int nvshmem_barrier(nvshmem_team_t team) { return gshmem::dev::team_barrier<gshmem::Scope::kThread>(team); }
+// Wait until every member of the team has arrived, without completing earlier puts first.
+GSHMEMI_DEVICE int nvshmem_team_sync(nvshmem_team_t team) { return gshmem::dev::team_sync<gshmem::Scope::kThread>(team); }
 // nvshmem_barrier_all by all threads of a warp.
 GSHMEMI_DEVICE void nvshmemx_barrier_all_warp(void) { gshmem::dev::barrier_all<gshmem::Scope::kWarp>(); }
 // nvshmem_barrier_all by all threads of a block.
@@ -50,6 +56,16 @@ GSHMEMI_DEVICE void nvshmemx_barrier_all_block(void) { gshmem::dev::barrier_all<
 GSHMEMI_DEVICE void nvshmemx_sync_all_warp(void) { gshmem::dev::sync_all<gshmem::Scope::kWarp>(); }
 // nvshmem_sync_all by all threads of a block.
 GSHMEMI_DEVICE void nvshmemx_sync_all_block(void) { gshmem::dev::sync_all<gshmem::Scope::kBlock>(); }
+// nvshmem_barrier by all threads of a warp.
+GSHMEMI_DEVICE int nvshmemx_barrier_warp(nvshmem_team_t team) { return gshmem::dev::team_barrier<gshmem::Scope::kWarp>(team); }
+// nvshmem_barrier by all threads of a warpgroup (four consecutive warps).
+GSHMEMI_DEVICE int nvshmemx_barrier_warpgroup(nvshmem_team_t team) { return gshmem::dev::team_barrier<gshmem::Scope::kWarpgroup>(team); }
+// nvshmem_barrier by all threads of a block.
+GSHMEMI_DEVICE int nvshmemx_barrier_block(nvshmem_team_t team) { return gshmem::dev::team_barrier<gshmem::Scope::kBlock>(team); }
+// nvshmem_team_sync by all threads of a warp.
+GSHMEMI_DEVICE int nvshmemx_team_sync_warp(nvshmem_team_t team) { return gshmem::dev::team_sync<gshmem::Scope::kWarp>(team); }
+// nvshmem_team_sync by all threads of a block.
+GSHMEMI_DEVICE int nvshmemx_team_sync_block(nvshmem_team_t team) { return gshmem::dev::team_sync<gshmem::Scope::kBlock>(team); }
 GSHMEMI_DEVICE void nvshmem_bfloat16_p(__nv_bfloat16 *dest, const __nv_bfloat16 value, int pe) { gshmem::dev::p<__nv_bfloat16>(dest, value, pe); }
 GSHMEMI_DEVICE __nv_bfloat16 nvshmem_bfloat16_g(const __nv_bfloat16 *source, int pe) { return gshmem::dev::g<__nv_bfloat16>(source, pe); }
 GSHMEMI_DEVICE void nvshmem_bfloat16_put(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe) { gshmem::dev::put<gshmem::Scope::kThread>(dest, source, nelems, pe); }
@@ -1182,6 +1198,240 @@ GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems,
 GSHMEMI_DEVICE int nvshmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::test_all_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); }
 GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::test_any_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); }
 GSHMEMI_DEVICE size_t nvshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values) { return gshmem::dev::test_some_vector<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEMI_DEVICE int nvshmem_bfloat16_broadcast(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_bfloat16_broadcast_warp(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_bfloat16_broadcast_block(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_half_broadcast(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_half_broadcast_warp(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_half_broadcast_block(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_float_broadcast(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_float_broadcast_warp(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_float_broadcast_block(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_double_broadcast(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_double_broadcast_warp(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_double_broadcast_block(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_char_broadcast(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_char_broadcast_warp(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_char_broadcast_block(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_short_broadcast(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_short_broadcast_warp(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_short_broadcast_block(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_schar_broadcast(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_schar_broadcast_warp(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_schar_broadcast_block(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_int_broadcast(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int_broadcast_warp(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int_broadcast_block(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_long_broadcast(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_long_broadcast_warp(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_long_broadcast_block(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_longlong_broadcast(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_longlong_broadcast_warp(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_longlong_broadcast_block(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_uchar_broadcast(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uchar_broadcast_warp(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uchar_broadcast_block(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_ushort_broadcast(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ushort_broadcast_warp(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ushort_broadcast_block(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_uint_broadcast(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint_broadcast_warp(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint_broadcast_block(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_ulong_broadcast(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ulong_broadcast_warp(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ulong_broadcast_block(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_ulonglong_broadcast(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ulonglong_broadcast_warp(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ulonglong_broadcast_block(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_int8_broadcast(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int8_broadcast_warp(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int8_broadcast_block(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_int16_broadcast(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int16_broadcast_warp(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int16_broadcast_block(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_int32_broadcast(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int32_broadcast_warp(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int32_broadcast_block(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_int64_broadcast(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int64_broadcast_warp(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_int64_broadcast_block(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_uint8_broadcast(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint8_broadcast_warp(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint8_broadcast_block(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_uint16_broadcast(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint16_broadcast_warp(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint16_broadcast_block(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_uint32_broadcast(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint32_broadcast_warp(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint32_broadcast_block(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_uint64_broadcast(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint64_broadcast_warp(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_uint64_broadcast_block(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_size_broadcast(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_size_broadcast_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_size_broadcast_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_ptrdiff_broadcast(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ptrdiff_broadcast_warp(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_ptrdiff_broadcast_block(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root) { return gshmem::dev::broadcast<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) { return gshmem::dev::broadcastmem<gshmem::Scope::kThread>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_broadcastmem_warp(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) { return gshmem::dev::broadcastmem<gshmem::Scope::kWarp>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmemx_broadcastmem_block(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) { return gshmem::dev::broadcastmem<gshmem::Scope::kBlock>(team, dest, source, nelems, PE_root); }
+GSHMEMI_DEVICE int nvshmem_bfloat16_fcollect(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_bfloat16_fcollect_warp(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_bfloat16_fcollect_block(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_half_fcollect(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_half_fcollect_warp(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_half_fcollect_block(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_float_fcollect(nvshmem_team_t team, float *dest, const float *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_float_fcollect_warp(nvshmem_team_t team, float *dest, const float *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_float_fcollect_block(nvshmem_team_t team, float *dest, const float *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_double_fcollect(nvshmem_team_t team, double *dest, const double *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_double_fcollect_warp(nvshmem_team_t team, double *dest, const double *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_double_fcollect_block(nvshmem_team_t team, double *dest, const double *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_char_fcollect(nvshmem_team_t team, char *dest, const char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_char_fcollect_warp(nvshmem_team_t team, char *dest, const char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_char_fcollect_block(nvshmem_team_t team, char *dest, const char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_short_fcollect(nvshmem_team_t team, short *dest, const short *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_short_fcollect_warp(nvshmem_team_t team, short *dest, const short *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_short_fcollect_block(nvshmem_team_t team, short *dest, const short *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_schar_fcollect(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_schar_fcollect_warp(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_schar_fcollect_block(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int_fcollect(nvshmem_team_t team, int *dest, const int *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int_fcollect_warp(nvshmem_team_t team, int *dest, const int *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int_fcollect_block(nvshmem_team_t team, int *dest, const int *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_long_fcollect(nvshmem_team_t team, long *dest, const long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_long_fcollect_warp(nvshmem_team_t team, long *dest, const long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_long_fcollect_block(nvshmem_team_t team, long *dest, const long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_longlong_fcollect(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_longlong_fcollect_warp(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_longlong_fcollect_block(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uchar_fcollect(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uchar_fcollect_warp(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uchar_fcollect_block(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ushort_fcollect(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ushort_fcollect_warp(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ushort_fcollect_block(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint_fcollect(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint_fcollect_warp(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint_fcollect_block(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ulong_fcollect(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulong_fcollect_warp(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulong_fcollect_block(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ulonglong_fcollect(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulonglong_fcollect_warp(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulonglong_fcollect_block(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int8_fcollect(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int8_fcollect_warp(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int8_fcollect_block(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int16_fcollect(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int16_fcollect_warp(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int16_fcollect_block(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int32_fcollect(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int32_fcollect_warp(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int32_fcollect_block(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int64_fcollect(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int64_fcollect_warp(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int64_fcollect_block(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint8_fcollect(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint8_fcollect_warp(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint8_fcollect_block(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint16_fcollect(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint16_fcollect_warp(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint16_fcollect_block(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint32_fcollect(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint32_fcollect_warp(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint32_fcollect_block(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint64_fcollect(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint64_fcollect_warp(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint64_fcollect_block(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_size_fcollect(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_size_fcollect_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_size_fcollect_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ptrdiff_fcollect(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ptrdiff_fcollect_warp(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ptrdiff_fcollect_block(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems) { return gshmem::dev::fcollect<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems) { return gshmem::dev::fcollectmem<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_fcollectmem_warp(nvshmem_team_t team, void *dest, const void *source, size_t nelems) { return gshmem::dev::fcollectmem<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_fcollectmem_block(nvshmem_team_t team, void *dest, const void *source, size_t nelems) { return gshmem::dev::fcollectmem<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_bfloat16_alltoall(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_bfloat16_alltoall_warp(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_bfloat16_alltoall_block(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_half_alltoall(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_half_alltoall_warp(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_half_alltoall_block(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_float_alltoall(nvshmem_team_t team, float *dest, const float *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_float_alltoall_warp(nvshmem_team_t team, float *dest, const float *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_float_alltoall_block(nvshmem_team_t team, float *dest, const float *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_double_alltoall(nvshmem_team_t team, double *dest, const double *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_double_alltoall_warp(nvshmem_team_t team, double *dest, const double *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_double_alltoall_block(nvshmem_team_t team, double *dest, const double *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_char_alltoall(nvshmem_team_t team, char *dest, const char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_char_alltoall_warp(nvshmem_team_t team, char *dest, const char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_char_alltoall_block(nvshmem_team_t team, char *dest, const char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_short_alltoall(nvshmem_team_t team, short *dest, const short *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_short_alltoall_warp(nvshmem_team_t team, short *dest, const short *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_short_alltoall_block(nvshmem_team_t team, short *dest, const short *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_schar_alltoall(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_schar_alltoall_warp(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_schar_alltoall_block(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int_alltoall(nvshmem_team_t team, int *dest, const int *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int_alltoall_warp(nvshmem_team_t team, int *dest, const int *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int_alltoall_block(nvshmem_team_t team, int *dest, const int *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_long_alltoall(nvshmem_team_t team, long *dest, const long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_long_alltoall_warp(nvshmem_team_t team, long *dest, const long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_long_alltoall_block(nvshmem_team_t team, long *dest, const long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_longlong_alltoall(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_longlong_alltoall_warp(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_longlong_alltoall_block(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uchar_alltoall(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uchar_alltoall_warp(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uchar_alltoall_block(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ushort_alltoall(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ushort_alltoall_warp(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ushort_alltoall_block(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint_alltoall(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint_alltoall_warp(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint_alltoall_block(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ulong_alltoall(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulong_alltoall_warp(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulong_alltoall_block(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ulonglong_alltoall(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulonglong_alltoall_warp(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ulonglong_alltoall_block(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int8_alltoall(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int8_alltoall_warp(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int8_alltoall_block(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int16_alltoall(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int16_alltoall_warp(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int16_alltoall_block(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int32_alltoall(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int32_alltoall_warp(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int32_alltoall_block(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_int64_alltoall(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int64_alltoall_warp(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_int64_alltoall_block(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint8_alltoall(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint8_alltoall_warp(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint8_alltoall_block(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint16_alltoall(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint16_alltoall_warp(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint16_alltoall_block(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint32_alltoall(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint32_alltoall_warp(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint32_alltoall_block(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_uint64_alltoall(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint64_alltoall_warp(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_uint64_alltoall_block(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_size_alltoall(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_size_alltoall_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_size_alltoall_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_ptrdiff_alltoall(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ptrdiff_alltoall_warp(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_ptrdiff_alltoall_block(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems) { return gshmem::dev::alltoall<gshmem::Scope::kBlock>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems) { return gshmem::dev::alltoallmem<gshmem::Scope::kThread>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_alltoallmem_warp(nvshmem_team_t team, void *dest, const void *source, size_t nelems) { return gshmem::dev::alltoallmem<gshmem::Scope::kWarp>(team, dest, source, nelems); }
+GSHMEMI_DEVICE int nvshmemx_alltoallmem_block(nvshmem_team_t team, void *dest, const void *source, size_t nelems) { return gshmem::dev::alltoallmem<gshmem::Scope::kBlock>(team, dest, source, nelems); }
 
 #undef GSHMEMI_DEVICE
 
@@ -1193,6 +1443,11 @@ __device__ void nvshmemx_barrier_all_warp(void);
 __device__ void nvshmemx_barrier_all_block(void);
 __device__ void nvshmemx_sync_all_warp(void);
 __device__ void nvshmemx_sync_all_block(void);
+__device__ int nvshmemx_barrier_warp(nvshmem_team_t team);
+__device__ int nvshmemx_barrier_warpgroup(nvshmem_team_t team);
+__device__ int nvshmemx_barrier_block(nvshmem_team_t team);
+__device__ int nvshmemx_team_sync_warp(nvshmem_team_t team);
+__device__ int nvshmemx_team_sync_block(nvshmem_team_t team);
 __device__ void nvshmemx_bfloat16_put_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
 __device__ void nvshmemx_bfloat16_put_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
 __device__ void nvshmemx_bfloat16_get_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe);
@@ -1689,4 +1944,160 @@ __device__ void nvshmemx_putmem_signal_warp(void *dest, const void *source, size
 __device__ void nvshmemx_putmem_signal_block(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ void nvshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__device__ int nvshmemx_bfloat16_broadcast_warp(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_bfloat16_broadcast_block(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_half_broadcast_warp(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_half_broadcast_block(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_float_broadcast_warp(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_float_broadcast_block(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_double_broadcast_warp(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_double_broadcast_block(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_char_broadcast_warp(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_char_broadcast_block(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_short_broadcast_warp(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_short_broadcast_block(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_schar_broadcast_warp(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_schar_broadcast_block(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int_broadcast_warp(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int_broadcast_block(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_long_broadcast_warp(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_long_broadcast_block(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_longlong_broadcast_warp(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_longlong_broadcast_block(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uchar_broadcast_warp(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uchar_broadcast_block(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ushort_broadcast_warp(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ushort_broadcast_block(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint_broadcast_warp(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint_broadcast_block(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ulong_broadcast_warp(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ulong_broadcast_block(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ulonglong_broadcast_warp(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ulonglong_broadcast_block(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int8_broadcast_warp(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int8_broadcast_block(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int16_broadcast_warp(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int16_broadcast_block(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int32_broadcast_warp(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int32_broadcast_block(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int64_broadcast_warp(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_int64_broadcast_block(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint8_broadcast_warp(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint8_broadcast_block(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint16_broadcast_warp(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint16_broadcast_block(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint32_broadcast_warp(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint32_broadcast_block(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint64_broadcast_warp(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_uint64_broadcast_block(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_size_broadcast_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_size_broadcast_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ptrdiff_broadcast_warp(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_ptrdiff_broadcast_block(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_broadcastmem_warp(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_broadcastmem_block(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+__device__ int nvshmemx_bfloat16_fcollect_warp(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems);
+__device__ int nvshmemx_bfloat16_fcollect_block(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems);
+__device__ int nvshmemx_half_fcollect_warp(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems);
+__device__ int nvshmemx_half_fcollect_block(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems);
+__device__ int nvshmemx_float_fcollect_warp(nvshmem_team_t team, float *dest, const float *source, size_t nelems);
+__device__ int nvshmemx_float_fcollect_block(nvshmem_team_t team, float *dest, const float *source, size_t nelems);
+__device__ int nvshmemx_double_fcollect_warp(nvshmem_team_t team, double *dest, const double *source, size_t nelems);
+__device__ int nvshmemx_double_fcollect_block(nvshmem_team_t team, double *dest, const double *source, size_t nelems);
+__device__ int nvshmemx_char_fcollect_warp(nvshmem_team_t team, char *dest, const char *source, size_t nelems);
+__device__ int nvshmemx_char_fcollect_block(nvshmem_team_t team, char *dest, const char *source, size_t nelems);
+__device__ int nvshmemx_short_fcollect_warp(nvshmem_team_t team, short *dest, const short *source, size_t nelems);
+__device__ int nvshmemx_short_fcollect_block(nvshmem_team_t team, short *dest, const short *source, size_t nelems);
+__device__ int nvshmemx_schar_fcollect_warp(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+__device__ int nvshmemx_schar_fcollect_block(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+__device__ int nvshmemx_int_fcollect_warp(nvshmem_team_t team, int *dest, const int *source, size_t nelems);
+__device__ int nvshmemx_int_fcollect_block(nvshmem_team_t team, int *dest, const int *source, size_t nelems);
+__device__ int nvshmemx_long_fcollect_warp(nvshmem_team_t team, long *dest, const long *source, size_t nelems);
+__device__ int nvshmemx_long_fcollect_block(nvshmem_team_t team, long *dest, const long *source, size_t nelems);
+__device__ int nvshmemx_longlong_fcollect_warp(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+__device__ int nvshmemx_longlong_fcollect_block(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+__device__ int nvshmemx_uchar_fcollect_warp(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+__device__ int nvshmemx_uchar_fcollect_block(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+__device__ int nvshmemx_ushort_fcollect_warp(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+__device__ int nvshmemx_ushort_fcollect_block(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+__device__ int nvshmemx_uint_fcollect_warp(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+__device__ int nvshmemx_uint_fcollect_block(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+__device__ int nvshmemx_ulong_fcollect_warp(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+__device__ int nvshmemx_ulong_fcollect_block(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+__device__ int nvshmemx_ulonglong_fcollect_warp(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+__device__ int nvshmemx_ulonglong_fcollect_block(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+__device__ int nvshmemx_int8_fcollect_warp(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+__device__ int nvshmemx_int8_fcollect_block(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+__device__ int nvshmemx_int16_fcollect_warp(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+__device__ int nvshmemx_int16_fcollect_block(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+__device__ int nvshmemx_int32_fcollect_warp(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+__device__ int nvshmemx_int32_fcollect_block(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+__device__ int nvshmemx_int64_fcollect_warp(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+__device__ int nvshmemx_int64_fcollect_block(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+__device__ int nvshmemx_uint8_fcollect_warp(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+__device__ int nvshmemx_uint8_fcollect_block(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+__device__ int nvshmemx_uint16_fcollect_warp(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+__device__ int nvshmemx_uint16_fcollect_block(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+__device__ int nvshmemx_uint32_fcollect_warp(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+__device__ int nvshmemx_uint32_fcollect_block(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+__device__ int nvshmemx_uint64_fcollect_warp(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+__device__ int nvshmemx_uint64_fcollect_block(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+__device__ int nvshmemx_size_fcollect_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+__device__ int nvshmemx_size_fcollect_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+__device__ int nvshmemx_ptrdiff_fcollect_warp(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+__device__ int nvshmemx_ptrdiff_fcollect_block(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+__device__ int nvshmemx_fcollectmem_warp(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+__device__ int nvshmemx_fcollectmem_block(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+__device__ int nvshmemx_bfloat16_alltoall_warp(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems);
+__device__ int nvshmemx_bfloat16_alltoall_block(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems);
+__device__ int nvshmemx_half_alltoall_warp(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems);
+__device__ int nvshmemx_half_alltoall_block(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems);
+__device__ int nvshmemx_float_alltoall_warp(nvshmem_team_t team, float *dest, const float *source, size_t nelems);
+__device__ int nvshmemx_float_alltoall_block(nvshmem_team_t team, float *dest, const float *source, size_t nelems);
+__device__ int nvshmemx_double_alltoall_warp(nvshmem_team_t team, double *dest, const double *source, size_t nelems);
+__device__ int nvshmemx_double_alltoall_block(nvshmem_team_t team, double *dest, const double *source, size_t nelems);
+__device__ int nvshmemx_char_alltoall_warp(nvshmem_team_t team, char *dest, const char *source, size_t nelems);
+__device__ int nvshmemx_char_alltoall_block(nvshmem_team_t team, char *dest, const char *source, size_t nelems);
+__device__ int nvshmemx_short_alltoall_warp(nvshmem_team_t team, short *dest, const short *source, size_t nelems);
+__device__ int nvshmemx_short_alltoall_block(nvshmem_team_t team, short *dest, const short *source, size_t nelems);
+__device__ int nvshmemx_schar_alltoall_warp(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+__device__ int nvshmemx_schar_alltoall_block(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+__device__ int nvshmemx_int_alltoall_warp(nvshmem_team_t team, int *dest, const int *source, size_t nelems);
+__device__ int nvshmemx_int_alltoall_block(nvshmem_team_t team, int *dest, const int *source, size_t nelems);
+__device__ int nvshmemx_long_alltoall_warp(nvshmem_team_t team, long *dest, const long *source, size_t nelems);
+__device__ int nvshmemx_long_alltoall_block(nvshmem_team_t team, long *dest, const long *source, size_t nelems);
+__device__ int nvshmemx_longlong_alltoall_warp(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+__device__ int nvshmemx_longlong_alltoall_block(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+__device__ int nvshmemx_uchar_alltoall_warp(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+__device__ int nvshmemx_uchar_alltoall_block(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+__device__ int nvshmemx_ushort_alltoall_warp(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+__device__ int nvshmemx_ushort_alltoall_block(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+__device__ int nvshmemx_uint_alltoall_warp(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+__device__ int nvshmemx_uint_alltoall_block(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+__device__ int nvshmemx_ulong_alltoall_warp(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+__device__ int nvshmemx_ulong_alltoall_block(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+__device__ int nvshmemx_ulonglong_alltoall_warp(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+__device__ int nvshmemx_ulonglong_alltoall_block(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+__device__ int nvshmemx_int8_alltoall_warp(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+__device__ int nvshmemx_int8_alltoall_block(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+__device__ int nvshmemx_int16_alltoall_warp(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+__device__ int nvshmemx_int16_alltoall_block(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+__device__ int nvshmemx_int32_alltoall_warp(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+__device__ int nvshmemx_int32_alltoall_block(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+__device__ int nvshmemx_int64_alltoall_warp(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+__device__ int nvshmemx_int64_alltoall_block(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+__device__ int nvshmemx_uint8_alltoall_warp(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+__device__ int nvshmemx_uint8_alltoall_block(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+__device__ int nvshmemx_uint16_alltoall_warp(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+__device__ int nvshmemx_uint16_alltoall_block(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+__device__ int nvshmemx_uint32_alltoall_warp(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+__device__ int nvshmemx_uint32_alltoall_block(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+__device__ int nvshmemx_uint64_alltoall_warp(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+__device__ int nvshmemx_uint64_alltoall_block(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+__device__ int nvshmemx_size_alltoall_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+__device__ int nvshmemx_size_alltoall_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+__device__ int nvshmemx_ptrdiff_alltoall_warp(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+__device__ int nvshmemx_ptrdiff_alltoall_block(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+__device__ int nvshmemx_alltoallmem_warp(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+__device__ int nvshmemx_alltoallmem_block(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
 #endif  // __CUDA_ARCH__

@@ -53,6 +53,22 @@ GSHMEM_API void nvshmemx_sync_all_on_stream(cudaStream_t stream);
 GSHMEM_API void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, cudaStream_t cstrm);
 /* Work enqueued on `cstream` after this waits until the signal compares true with `cmp_value`. */
 GSHMEM_API void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, cudaStream_t cstream);
+/* Collective over the parent: a team of its PEs start, start + stride, ... (size of them); PEs not in it get NVSHMEM_TEAM_INVALID. Returns 0, or non-zero (every PE alike) after a message. */
+GSHMEM_API int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size, const nvshmem_team_config_t *config, long config_mask, nvshmem_team_t *new_team);
+/* Collective over the parent, seen as a grid of rows of xrange PEs: this PE's row (x team) and column (y team). */
+GSHMEM_API int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_team_config_t *xaxis_config, long xaxis_mask, nvshmem_team_t *xaxis_team, const nvshmem_team_config_t *yaxis_config, long yaxis_mask, nvshmem_team_t *yaxis_team);
+/* The configuration the team was made with (num_contexts, uniqueid). Returns 0, or non-zero for an invalid team. */
+GSHMEM_API int nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t *config);
+/* Collective over the team: frees it (its id may be reused). NVSHMEM_TEAM_INVALID is ignored. */
+GSHMEM_API void nvshmem_team_destroy(nvshmem_team_t team);
+/* An ID for a team of any set of PEs: hand it to them, and each calls nvshmemx_team_init with it. */
+GSHMEM_API int nvshmemx_team_get_uniqueid(nvshmemx_team_uniqueid_t *uniqueid);
+/* Collective over the npes PEs that pass the same config->uniqueid (NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID): a team in which this PE has number pe_idx_in_team. */
+GSHMEM_API int nvshmemx_team_init(nvshmem_team_t *team, nvshmem_team_config_t *config, long config_mask, int npes, int pe_idx_in_team);
+/* nvshmem_barrier, ordered on `stream`. */
+GSHMEM_API int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream);
+/* nvshmem_team_sync, ordered on `stream`. */
+GSHMEM_API int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream);
 /* Lets the kernels of a module loaded with the driver API (built without -rdc) use the device API. */
 GSHMEM_API int nvshmemx_cumodule_init(CUmodule module);
 /* Forgets a module registered with _init. */
@@ -439,6 +455,96 @@ GSHMEM_API void nvshmemx_size_wait_until_all_vector_on_stream(size_t *ivars, siz
 GSHMEM_API void nvshmemx_ptrdiff_wait_until_on_stream(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value, cudaStream_t cstream);
 GSHMEM_API void nvshmemx_ptrdiff_wait_until_all_on_stream(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value, cudaStream_t cstream);
 GSHMEM_API void nvshmemx_ptrdiff_wait_until_all_vector_on_stream(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values, cudaStream_t cstream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_broadcast_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_broadcast_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_broadcast_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_broadcast_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_broadcast_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_broadcast_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_broadcast_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_broadcast_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_broadcast_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_broadcast_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_broadcast_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_broadcast_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_broadcast_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_broadcast_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_broadcast_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_broadcast_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_broadcast_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_broadcast_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_broadcast_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_broadcast_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_broadcast_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_broadcast_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_broadcast_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_broadcast_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ptrdiff_broadcast_on_stream(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root, cudaStream_t stream);
+GSHMEM_API int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_fcollect_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_fcollect_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_fcollect_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_fcollect_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_fcollect_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_fcollect_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_fcollect_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_fcollect_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_fcollect_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_fcollect_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_fcollect_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_fcollect_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_fcollect_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_fcollect_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_fcollect_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_fcollect_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_fcollect_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_fcollect_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_fcollect_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_fcollect_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_fcollect_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_fcollect_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_fcollect_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_fcollect_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ptrdiff_fcollect_on_stream(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_alltoall_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_alltoall_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_alltoall_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_alltoall_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_alltoall_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_alltoall_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_alltoall_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_alltoall_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_alltoall_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_alltoall_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_alltoall_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_alltoall_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_alltoall_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_alltoall_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_alltoall_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_alltoall_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_alltoall_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_alltoall_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_alltoall_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_alltoall_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_alltoall_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_alltoall_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_alltoall_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_alltoall_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ptrdiff_alltoall_on_stream(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems, cudaStream_t stream);
 
 #if !defined(__CUDA_ARCH__)
 /* host and device */
@@ -476,6 +582,12 @@ GSHMEM_API uint64_t nvshmem_signal_fetch(uint64_t *sig_addr);
 GSHMEM_API void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 /* Waits until this PE's signal compares true with `cmp_value`; returns the value it then had. */
 GSHMEM_API uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+/* The number in dest_team of member src_pe of src_team, or -1. */
+GSHMEM_API int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
+/* Quiet, then wait until every member of the team has arrived (collective over the team). */
+GSHMEM_API int nvshmem_barrier(nvshmem_team_t team);
+/* Wait until every member of the team has arrived, without completing earlier puts first. */
+GSHMEM_API int nvshmem_team_sync(nvshmem_team_t team);
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
 GSHMEM_API void nvshmem_bfloat16_p(__nv_bfloat16 *dest, const __nv_bfloat16 value, int pe);
 #endif
@@ -1152,6 +1264,96 @@ GSHMEM_API size_t nvshmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, siz
 GSHMEM_API int nvshmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values);
 GSHMEM_API size_t nvshmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values);
 GSHMEM_API size_t nvshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_broadcast(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int PE_root);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_broadcast(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems, int PE_root);
+#endif
+GSHMEM_API int nvshmem_float_broadcast(nvshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_double_broadcast(nvshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_char_broadcast(nvshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_short_broadcast(nvshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_schar_broadcast(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_int_broadcast(nvshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_long_broadcast(nvshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_longlong_broadcast(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_uchar_broadcast(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_ushort_broadcast(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_uint_broadcast(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_ulong_broadcast(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_ulonglong_broadcast(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_int8_broadcast(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_int16_broadcast(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_int32_broadcast(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_int64_broadcast(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_uint8_broadcast(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_uint16_broadcast(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_uint32_broadcast(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_uint64_broadcast(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_size_broadcast(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_ptrdiff_broadcast(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root);
+GSHMEM_API int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_fcollect(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_fcollect(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems);
+#endif
+GSHMEM_API int nvshmem_float_fcollect(nvshmem_team_t team, float *dest, const float *source, size_t nelems);
+GSHMEM_API int nvshmem_double_fcollect(nvshmem_team_t team, double *dest, const double *source, size_t nelems);
+GSHMEM_API int nvshmem_char_fcollect(nvshmem_team_t team, char *dest, const char *source, size_t nelems);
+GSHMEM_API int nvshmem_short_fcollect(nvshmem_team_t team, short *dest, const short *source, size_t nelems);
+GSHMEM_API int nvshmem_schar_fcollect(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+GSHMEM_API int nvshmem_int_fcollect(nvshmem_team_t team, int *dest, const int *source, size_t nelems);
+GSHMEM_API int nvshmem_long_fcollect(nvshmem_team_t team, long *dest, const long *source, size_t nelems);
+GSHMEM_API int nvshmem_longlong_fcollect(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+GSHMEM_API int nvshmem_uchar_fcollect(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+GSHMEM_API int nvshmem_ushort_fcollect(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+GSHMEM_API int nvshmem_uint_fcollect(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+GSHMEM_API int nvshmem_ulong_fcollect(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+GSHMEM_API int nvshmem_ulonglong_fcollect(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+GSHMEM_API int nvshmem_int8_fcollect(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+GSHMEM_API int nvshmem_int16_fcollect(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+GSHMEM_API int nvshmem_int32_fcollect(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+GSHMEM_API int nvshmem_int64_fcollect(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint8_fcollect(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint16_fcollect(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint32_fcollect(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint64_fcollect(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+GSHMEM_API int nvshmem_size_fcollect(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+GSHMEM_API int nvshmem_ptrdiff_fcollect(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+GSHMEM_API int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_alltoall(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_alltoall(nvshmem_team_t team, __half *dest, const __half *source, size_t nelems);
+#endif
+GSHMEM_API int nvshmem_float_alltoall(nvshmem_team_t team, float *dest, const float *source, size_t nelems);
+GSHMEM_API int nvshmem_double_alltoall(nvshmem_team_t team, double *dest, const double *source, size_t nelems);
+GSHMEM_API int nvshmem_char_alltoall(nvshmem_team_t team, char *dest, const char *source, size_t nelems);
+GSHMEM_API int nvshmem_short_alltoall(nvshmem_team_t team, short *dest, const short *source, size_t nelems);
+GSHMEM_API int nvshmem_schar_alltoall(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+GSHMEM_API int nvshmem_int_alltoall(nvshmem_team_t team, int *dest, const int *source, size_t nelems);
+GSHMEM_API int nvshmem_long_alltoall(nvshmem_team_t team, long *dest, const long *source, size_t nelems);
+GSHMEM_API int nvshmem_longlong_alltoall(nvshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+GSHMEM_API int nvshmem_uchar_alltoall(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+GSHMEM_API int nvshmem_ushort_alltoall(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+GSHMEM_API int nvshmem_uint_alltoall(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+GSHMEM_API int nvshmem_ulong_alltoall(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+GSHMEM_API int nvshmem_ulonglong_alltoall(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+GSHMEM_API int nvshmem_int8_alltoall(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+GSHMEM_API int nvshmem_int16_alltoall(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+GSHMEM_API int nvshmem_int32_alltoall(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+GSHMEM_API int nvshmem_int64_alltoall(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint8_alltoall(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint16_alltoall(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint32_alltoall(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+GSHMEM_API int nvshmem_uint64_alltoall(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+GSHMEM_API int nvshmem_size_alltoall(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+GSHMEM_API int nvshmem_ptrdiff_alltoall(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+GSHMEM_API int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
 #endif /* !__CUDA_ARCH__ */
 
 #ifdef __cplusplus

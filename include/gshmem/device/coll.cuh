@@ -1,0 +1,79 @@
+// Native device API: the collectives that move data (broadcast, fcollect, alltoall) on any team, at
+// every scope. The algorithms are those of gshmem/detail/coll_algo.h; here they get the device's
+// memory operations: a group copy into the member's mapped heap, and the team's barrier.
+//
+// Contracts (NVSHMEM's): every member calls with the same sizes (and root); `dest` and `src` are
+// symmetric; every member's `dest` is ready to receive when any member calls; on return this PE's
+// `dest` holds the result and its `src` may be reused. Counts are in elements of T (bytes for the
+// *mem forms); root is an index in the team. Each returns 0.
+#pragma once
+
+#if defined(__CUDACC__)
+#include <cstddef>
+
+#include "gshmem/detail/coll_algo.h"
+#include "gshmem/device/copy.cuh"
+#include "gshmem/device/rma.cuh"
+#include "gshmem/device/scope.cuh"
+#include "gshmem/device/team.cuh"
+
+namespace gshmem {
+namespace dev {
+namespace detail_coll {
+
+template <Scope S>
+struct DeviceOps {
+  const gshmem::detail::TeamSlot& t;
+  __device__ __forceinline__ void put(int i, char* dest, const char* src, size_t bytes) {
+    gshmem::detail::group_copy<S>(peer_address(dest, t.pe(i)), src, bytes);
+  }
+  __device__ __forceinline__ void barrier() { detail_team::barrier<S, true>(t); }
+};
+
+// The group's copies of the collective start after every thread of it has arrived (its source may
+// have been written by other threads of the group just before).
+template <Scope S>
+__device__ __forceinline__ DeviceOps<S> ops(int team, const char* api) {
+  const gshmem::detail::TeamSlot& t = detail_team::member_slot(team, api);
+  gshmem::detail::group_sync<S>();
+  return DeviceOps<S>{t};
+}
+
+}  // namespace detail_coll
+
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ int broadcastmem(int team, void* dest, const void* src, size_t bytes, int root) {
+  auto o = detail_coll::ops<S>(team, "nvshmem_broadcast");
+  gshmem::detail::broadcast(o, o.t, static_cast<char*>(dest), static_cast<const char*>(src), bytes, root);
+  return 0;
+}
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ int fcollectmem(int team, void* dest, const void* src, size_t bytes) {
+  auto o = detail_coll::ops<S>(team, "nvshmem_fcollect");
+  gshmem::detail::fcollect(o, o.t, static_cast<char*>(dest), static_cast<const char*>(src), bytes);
+  return 0;
+}
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ int alltoallmem(int team, void* dest, const void* src, size_t bytes) {
+  auto o = detail_coll::ops<S>(team, "nvshmem_alltoall");
+  gshmem::detail::alltoall(o, o.t, static_cast<char*>(dest), static_cast<const char*>(src), bytes);
+  return 0;
+}
+
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ int broadcast(int team, T* dest, const T* src, size_t nelems, int root) {
+  return broadcastmem<S>(team, dest, src, nelems * sizeof(T), root);
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ int fcollect(int team, T* dest, const T* src, size_t nelems) {
+  return fcollectmem<S>(team, dest, src, nelems * sizeof(T));
+}
+template <Scope S = Scope::kThread, class T>
+__device__ __forceinline__ int alltoall(int team, T* dest, const T* src, size_t nelems) {
+  return alltoallmem<S>(team, dest, src, nelems * sizeof(T));
+}
+
+}  // namespace dev
+}  // namespace gshmem
+
+#endif  // __CUDACC__

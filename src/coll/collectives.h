@@ -1,0 +1,63 @@
+// The host and on-stream entry of the collectives: argument checks, then the engine that runs them.
+//
+// Engines: the CPU backend's (host code: the algorithms of gshmem/detail/coll_algo.h with memcpy into
+// the mapped heaps and the team barrier on host atomics), and the GPU backend's (the core launches the
+// library's collective kernel, which runs the same algorithms at block scope, on the caller's stream
+// or on an internal one that it then waits for).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "gshmem/detail/coll_algo.h"
+#include "gshmem/detail/team.h"
+#include "util/status.h"
+
+namespace gshmem {
+
+class SymmetricHeap;
+class Teams;
+
+struct CollCall {
+  detail::CollOp op = detail::CollOp::kBarrier;
+  int32_t team = 0;
+  int32_t root = 0;
+  void* dest = nullptr;
+  const void* src = nullptr;
+  uint64_t bytes = 0;  // per block (broadcast: the whole message)
+};
+
+class CollEngine {
+ public:
+  virtual ~CollEngine() = default;
+  // Runs `call` on the team whose slot (this PE's view, in its heap) is `slot`: in order on `stream`
+  // when `on_stream`, else before it returns.
+  virtual Status run(const CollCall& call, const detail::TeamSlot& slot, bool on_stream, void* stream,
+                     const char* api) = 0;
+};
+
+// Waits until *flag >= target, where member `pe` of `team` writes the flag (the caller's diagnostics
+// say so when the wait lasts).
+using FlagWait = std::function<void(const uint64_t* flag, uint64_t target, int team, int pe, const char* api)>;
+
+// The CPU backend's engine: host code over the heaps mapped into this process.
+std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, FlagWait wait);
+
+class Collectives {
+ public:
+  Collectives(const Teams& teams, const SymmetricHeap& heap) : teams_(teams), heap_(heap) {}
+  void set_engine(CollEngine* engine) { engine_ = engine; }
+  // A collective on `team` from the host (`on_stream`: ordered on `stream`). Invalid arguments get a
+  // message naming them and an error status.
+  Status run(const CollCall& call, bool on_stream, void* stream, const char* api);
+
+ private:
+  bool check_buffer(const void* p, uint64_t bytes, const char* what, const char* api) const;
+  const Teams& teams_;
+  const SymmetricHeap& heap_;
+  CollEngine* engine_ = nullptr;
+};
+
+}  // namespace gshmem

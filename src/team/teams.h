@@ -1,0 +1,114 @@
+// The teams of this PE: the predefined ones, and those made by splits and unique IDs.
+//
+// Memory: a *team region* of this PE's symmetric heap (one allocation at start) holds the table of
+// slots that kernels read (detail::TeamSlot per id) and, after it, the teams' sync areas, which are
+// allocated here from this PE's part of the region without any step of the other PEs: an area's size
+// grows with its team (detail::SyncLayout), and its offset is told to the other members when the team
+// is made. Making a team costs one exchange of 32-byte records between the parent's members (through
+// the parent's sync areas) and one barrier of the parent; no device-wide synchronisation.
+//
+// Every call that makes or destroys a team is collective over the PEs involved; a PE that passes
+// arguments that differ from the others', or invalid ones, gets an error on every PE alike (after the
+// exchange), never a hang.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gshmem/detail/team.h"
+#include "heap/allocator.h"
+#include "util/status.h"
+
+namespace gshmem {
+
+class SymmetricHeap;
+class Transport;
+
+// What a team was made with (nvshmem_team_config_t's fields that were passed in its mask).
+struct TeamConfig {
+  int num_contexts = 0;
+  uint64_t uniqueid = 0;
+};
+
+struct TeamInfo {
+  int id = -1;
+  std::vector<int> members;  // world PEs, in team order
+  int my_index = -1;
+  int start = 0, stride = 1;  // when strided (members[i] == start + i * stride)
+  bool strided = true;
+  uint64_t sync = 0;             // heap offset of this PE's sync area
+  std::vector<uint64_t> sync_of;  // heap offset of each member's
+  TeamConfig config;
+  uint64_t splits = 0;  // teams split from this one so far (selects the exchange buffer)
+  bool predefined = false;
+  int size() const { return static_cast<int>(members.size()); }
+};
+
+class Teams {
+ public:
+  struct Services {
+    SymmetricHeap* heap = nullptr;
+    Transport* transport = nullptr;
+    int my_pe = 0;
+    int n_pes = 1;
+    // The team's barrier, as a collective over it (a host barrier: quiet, then wait for every member).
+    std::function<Status(int team, const char* api)> barrier;
+  };
+
+  // Sets up the table and the predefined teams (ids 0..3 from `predefined`, world PEs in team order;
+  // an empty list leaves the id unused). `region` and `region_bytes` locate the team region in this
+  // PE's heap (the same offset on every PE); `capacity` is the number of team ids. Collective.
+  Status init(const Services& services, uint64_t region, uint64_t region_bytes, int capacity,
+              const std::vector<std::vector<int>>& predefined);
+  void finalize();
+  bool ready() const { return ready_; }
+
+  // The team with this id, or nullptr.
+  const TeamInfo* find(int id) const;
+  // The slot kernels read for `id` (its pointers are addresses in this PE's heap); nullptr if none.
+  const detail::TeamSlot* slot(int id) const;
+  int translate(int src_team, int src_pe, int dest_team) const;
+
+  // nvshmem_team_split_strided: *out is the new id, or GSHMEM_TEAM_INVALID for a PE not in it.
+  Status split_strided(int parent, int start, int stride, int size, const TeamConfig& config, int* out,
+                       const char* api);
+  // nvshmem_team_split_2d: both axes in one exchange.
+  Status split_2d(int parent, int xrange, const TeamConfig& xconfig, int* xout, const TeamConfig& yconfig, int* yout,
+                  const char* api);
+  // nvshmemx_team_get_uniqueid / nvshmemx_team_init.
+  Status make_uniqueid(uint64_t* out, const char* api);
+  Status init_from_uniqueid(uint64_t uid, int npes, int index, const TeamConfig& config, int* out, const char* api);
+  Status destroy(int id, const char* api);
+
+  // Bytes of sync area a team of `n` members takes on each member (for the docs and messages).
+  static uint64_t area_bytes(int n);
+  size_t alive() const;
+
+ private:
+  struct Split;  // what one member proposes in a split
+  char* heap_base() const;
+  Status allocate_area(int n, uint64_t* offset, const char* api);
+  void free_area(uint64_t offset);
+  Status allocate_id(int* id, const char* api);
+  // Writes the new team's slot and arrays into this PE's heap (where kernels read them).
+  Status publish(TeamInfo& t);
+  Status exchange(TeamInfo& parent, const detail::ExchangeRecord& mine, std::vector<detail::ExchangeRecord>* all,
+                  const char* api);
+  Status build(const std::vector<int>& members, int my_index, uint64_t sync, std::vector<uint64_t> sync_of,
+               const TeamConfig& config, int* out);
+  std::string describe(int id) const;
+
+  Services sv_;
+  bool ready_ = false;
+  uint64_t region_ = 0;
+  uint64_t areas_ = 0;  // first byte after the table
+  int capacity_ = 0;
+  HeapAllocator pool_{64};
+  std::vector<TeamInfo> teams_;  // by id; id < 0 marks a free entry
+  std::vector<int> free_ids_;
+  uint64_t uid_serial_ = 0;
+};
+
+}  // namespace gshmem
