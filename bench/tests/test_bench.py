@@ -223,8 +223,9 @@ class ProgramsTest(unittest.TestCase):
             cmake = f.read()
         sources = set()
         for kind, ext in (("device", ".cu"), ("host", ".cpp")):
-            folder = os.path.join(perftest, kind, "pt-to-pt")
-            sources |= {f"{kind}/pt-to-pt/{n}" for n in os.listdir(folder) if n.endswith(ext)}
+            for group in ("pt-to-pt", "coll"):
+                folder = os.path.join(perftest, kind, group)
+                sources |= {f"{kind}/{group}/{n}" for n in os.listdir(folder) if n.endswith(ext)}
         known = {src for src, _ in runlist.PROGRAMS.values()}
         self.assertEqual(sources - known, set(), "perftests that bench/compare cannot run (runlist.PROGRAMS)")
         for name, (src, kind) in runlist.PROGRAMS.items():

@@ -392,3 +392,68 @@ void print_table_v1(const char *job_name, const char *type_name, const char *red
   }
   std::fflush(stdout);
 }
+
+void print_table_v2(const char *job_name, const char *type_name, const char *redop, size_t elem_size,
+                    double busbw_factor, const size_t *sizes, const double *avg_us, const double *min_us,
+                    const double *max_us, int num_entries) {
+  if (!is_pe0()) return;
+  const char *mro = std::getenv("NVSHMEM_MACHINE_READABLE_OUTPUT");
+  if (mro != nullptr && std::atoi(mro) != 0) {
+    const std::string subjob = std::string(type_name) + (redop != nullptr ? std::string("-") + redop : "");
+    const char *prefix = "&&&& PERF";
+    std::printf("%s\n", job_name);
+    for (int i = 0; i < num_entries; ++i) {
+      if (sizes[i] == 0 || avg_us[i] == 0.0) continue;
+      const double algbw = static_cast<double>(sizes[i]) / (avg_us[i] * 1e3);
+      const char *sj = subjob.c_str();
+      std::printf("%s %s___%s___size__%zu___latency %lf -us\n", prefix, job_name, sj, sizes[i], avg_us[i]);
+      std::printf("%s %s___%s___size__%zu___min_lat %lf -us\n", prefix, job_name, sj, sizes[i], min_us[i]);
+      std::printf("%s %s___%s___size__%zu___max_lat %lf -us\n", prefix, job_name, sj, sizes[i], max_us[i]);
+      std::printf("%s %s___%s___size__%zu___algbw %lf +GB/s\n", prefix, job_name, sj, sizes[i], algbw);
+      std::printf("%s %s___%s___size__%zu___busbw %lf +GB/s\n", prefix, job_name, sj, sizes[i], algbw * busbw_factor);
+    }
+  } else {
+    std::printf("#%10s\n", job_name);
+    std::printf("%-10s  %-8s  %-8s  ", "size(B)", "count", "type");
+    if (redop != nullptr) std::printf("%-8s  ", "redop");
+    std::printf("%-16s  %-16s  %-16s  %-12s  %-12s\n", "latency(us)", "min_lat(us)", "max_lat(us)", "algbw(GB/s)",
+                "busbw(GB/s)");
+    for (int i = 0; i < num_entries; ++i) {
+      if (sizes[i] == 0 || avg_us[i] == 0.0) continue;
+      const double algbw = static_cast<double>(sizes[i]) / (avg_us[i] * 1e3);
+      std::printf("%-10.1lu  %-8lu  %-8s  ", static_cast<unsigned long>(sizes[i]),
+                  static_cast<unsigned long>(elem_size != 0 ? sizes[i] / elem_size : 0), type_name);
+      if (redop != nullptr) std::printf("%-8s  ", redop);
+      std::printf("%-16.6lf  %-16.3lf  %-16.3lf  %-12.3lf  %-12.3lf\n", avg_us[i], min_us[i], max_us[i], algbw,
+                  algbw * busbw_factor);
+    }
+  }
+  std::fflush(stdout);
+}
+
+double perftest_busbw_factor(const char *job_name, int npes) {
+  const double n = npes > 0 ? static_cast<double>(npes) : 1.0;
+  const std::string job = job_name;
+  const auto has = [&job](const char *part) { return job.find(part) != std::string::npos; };
+  // reducescatter before reduction: its name contains "reduc" too, but it moves (n-1)/n.
+  if (has("reducescatter") || has("alltoall") || has("fcollect")) return (n - 1.0) / n;
+  if (has("reduction")) return 2.0 * (n - 1.0) / n;
+  if (has("bcast") || has("broadcast")) return 1.0;
+  if (is_pe0()) std::printf("Note: no bus bandwidth factor is known for job '%s': busbw = algbw\n", job_name);
+  return 1.0;
+}
+
+void perftest_latency_stats(const std::vector<double> &samples, double *avg, double *min, double *max) {
+  double sum = 0.0, lo = 0.0, hi = 0.0;
+  size_t count = 0;
+  for (double s : samples) {
+    if (s == 0.0) continue;
+    sum += s;
+    lo = count == 0 || s < lo ? s : lo;
+    hi = count == 0 || s > hi ? s : hi;
+    ++count;
+  }
+  *avg = count != 0 ? sum / static_cast<double>(count) : 0.0;
+  *min = lo;
+  *max = hi;
+}

@@ -140,4 +140,24 @@ void print_table_basic(const char *job_name, const char *subjob_name, const char
 void print_table_v1(const char *job_name, const char *type_name, const char *redop, const char *scope, size_t elem_size,
                     double busbw_factor, const size_t *sizes, const double *latency_us, int num_entries);
 
+// Prints a latency table of NVSHMEM's "v2" layout on PE 0 (the host on-stream collectives' table):
+// "#<job>", a header "size(B)  count  type  [redop]  latency(us)  min_lat(us)  max_lat(us)  algbw(GB/s)
+// busbw(GB/s)", then one row per entry (skipping size or average latency 0), where count = size /
+// elem_size, algbw = size / average latency in GB/s (decimal) and busbw = algbw * busbw_factor. The
+// redop column is printed only when `redop` is not null. With NVSHMEM_MACHINE_READABLE_OUTPUT=1 it
+// prints instead the job name and, per entry, the "&&&& PERF" lines of latency, min_lat and max_lat
+// (us, lower is better), algbw and busbw (GB/s, higher is better) with the subjob "<type>[-<redop>]".
+void print_table_v2(const char *job_name, const char *type_name, const char *redop, size_t elem_size,
+                    double busbw_factor, const size_t *sizes, const double *avg_us, const double *min_us,
+                    const double *max_us, int num_entries);
+
+// The factor from algorithm bandwidth to bus bandwidth of a collective job among `npes` PEs, by the
+// job's name: 2(n-1)/n for a reduction (a name with "reduction"), (n-1)/n for alltoall, fcollect and
+// reducescatter, 1 for a broadcast ("bcast", "broadcast"). For another name PE 0 prints a note and
+// the factor is 1.
+double perftest_busbw_factor(const char *job_name, int npes);
+
+// Average, smallest and largest of the non-zero samples (all 0 when there is none).
+void perftest_latency_stats(const std::vector<double> &samples, double *avg, double *min, double *max);
+
 #endif  // PERFTEST_COMMON_PERFTEST_H_

@@ -302,7 +302,7 @@ struct GpuRecord {
 // be resident at once. Without MPS the GPU runs the processes' kernels in turns; under MPS a grid
 // that filled its client's share of SMs was seen to wait forever for the other client's grid, even
 // with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE summing to 100. So sharing is always NVSHMEM's "limited
-// MPG", and collective launch is refused. Every PE decides from the same records, so all agree; the
+// MPG": collective launch runs, but the grids take turns with the other PEs'. Every PE decides from the same records, so all agree; the
 // lowest PE of each shared GPU says so.
 GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
   GpuSharing mode = GpuSharing::kOwn;
@@ -323,9 +323,9 @@ GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
     if (me != first) continue;
     GSHMEM_WARN(kInit,
                 "PEs %s share GPU %s (%s)%s: all of gshmem works, but the GPU does not keep their kernels resident "
-                "side by side, so a kernel that waits for another PE of this GPU may be slow, and "
-                "nvshmemx_collective_launch is refused (NVSHMEM_STATUS_LIMITED_MPG). Give each PE a GPU of its own "
-                "for full speed",
+                "side by side, so a kernel that waits for another PE of this GPU is slow (it waits for the GPU to switch "
+                "contexts), and nvshmemx_collective_launch runs with a warning (NVSHMEM_STATUS_LIMITED_MPG). Give "
+                "each PE a GPU of its own for full speed",
                 pes.c_str(), uuid_text(all[first].uuid).c_str(), all[first].name,
                 mps_clients == members ? " under MPS" : " (taking turns: no MPS)");
   }

@@ -374,7 +374,7 @@ void Runtime::wait_team_flag(const uint64_t* flag, uint64_t target, int team, in
 
 Status Runtime::collective(const CollCall& call, bool on_stream, void* stream, const char* api) {
   if (state_ == kNotInitialized) not_ready(api);
-  activity::Scope doing(api, "a collective of team", static_cast<uint64_t>(call.team));
+  activity::Scope doing(api, "a collective of team %llu", static_cast<uint64_t>(call.team));
   GSHMEM_CHECK(ensure_bound(api));
   if (call.op == detail::CollOp::kBarrier) {
     // A barrier completes this PE's earlier operations first.

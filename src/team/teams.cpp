@@ -235,6 +235,8 @@ Status Teams::exchange(TeamInfo& parent, const ExchangeRecord& mine, std::vector
 Status Teams::split_strided(int parent_id, int start, int stride, int size, const TeamConfig& config, int* out,
                             const char* api) {
   *out = GSHMEM_TEAM_INVALID;
+  // OpenSHMEM: a split of NVSHMEM_TEAM_INVALID (a PE outside the parent, in a nested split) makes nothing.
+  if (parent_id == GSHMEM_TEAM_INVALID) return GSHMEM_SUCCESS;
   auto it = parent_id >= 0 && parent_id < static_cast<int>(teams_.size()) ? &teams_[parent_id] : nullptr;
   if (!ready_ || !it || it->id < 0) {
     GSHMEM_ERROR("%s: the parent team %d is not a valid team (never made, or destroyed)", api, parent_id);
@@ -305,6 +307,7 @@ Status Teams::split_strided(int parent_id, int start, int stride, int size, cons
 Status Teams::split_2d(int parent_id, int xrange, const TeamConfig& xconfig, int* xout, const TeamConfig& yconfig,
                        int* yout, const char* api) {
   *xout = *yout = GSHMEM_TEAM_INVALID;
+  if (parent_id == GSHMEM_TEAM_INVALID) return GSHMEM_SUCCESS;  // as split_strided
   auto it = parent_id >= 0 && parent_id < static_cast<int>(teams_.size()) ? &teams_[parent_id] : nullptr;
   if (!ready_ || !it || it->id < 0) {
     GSHMEM_ERROR("%s: the parent team %d is not a valid team (never made, or destroyed)", api, parent_id);

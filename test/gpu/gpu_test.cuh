@@ -49,12 +49,14 @@ inline void init_and_select_gpu() {
   CUDA_CHECK(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % n));
 }
 
-// Collective launches need every PE's grid resident at once, which PEs that share a GPU cannot have;
-// the library refuses them, and the test reports skipped. Collective (the barrier binds the GPU).
+// Checks that need every PE's whole grid resident at once (a grid sized by
+// nvshmemx_collective_launch_query_gridsize that waits across PEs) cannot hold where PEs share a GPU:
+// their grids take turns. Such a test reports skipped there. Collective (the barrier binds the GPU).
 inline void skip_if_limited_mpg(const char* test) {
   nvshmem_barrier_all();
   if (nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG) {
-    std::printf("%s: skipped: PEs share a GPU (limited MPG), so collective launches are refused\n", test);
+    std::printf("%s: skipped: PEs share a GPU (limited MPG), so their grids take turns, never all resident at once\n",
+                test);
     nvshmem_finalize();
     std::exit(77);
   }

@@ -1,0 +1,5 @@
+// bcast_latency: latency of the device-side nvshmem_<T>_broadcast from PE 0 on NVSHMEM_TEAM_WORLD,
+// for int32 and int64 elements at thread, warp and block scope (see data_coll.cuh).
+#include "data_coll.cuh"
+
+int main(int argc, char **argv) { return data_coll_main<kBcast>(argc, argv, "bcast_latency"); }

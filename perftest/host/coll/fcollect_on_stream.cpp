@@ -1,0 +1,20 @@
+// fcollect_on_stream: latency of nvshmemx_<T>_fcollect_on_stream on NVSHMEM_TEAM_WORLD, for the -d type
+// [int] (see host_coll.h). Sizes -b .. -e: nelems = size / (npes * sizeof(T)), at least 1 (each PE contributes nelems).
+// Output: a v2 table, job "fcollect_on_stream", size = nelems * sizeof(T) * npes; busbw = algbw * (npes-1)/npes.
+#include "host_coll.h"
+
+int main(int argc, char **argv) {
+  HostColl t;
+  host_coll_start(&t, argc, argv, "fcollect_on_stream");
+#define PERFTEST_CASE(DNAME, API, T)                                                                          \
+  if (t.opts.datatype == #DNAME) {                                                                            \
+    return host_coll_finish(                                                                                  \
+        &t, typed_coll_run<T>(t, kFcollect, "fcollect_on_stream", "nvshmemx_" #API "_fcollect_on_stream",     \
+                              [](nvshmem_team_t team, T *dest, const T *src, size_t nelems, cudaStream_t s) { \
+                                return nvshmemx_##API##_fcollect_on_stream(team, dest, src, nelems, s);       \
+                              }));                                                                            \
+  }
+  PERFTEST_HOST_COLL_TYPES(PERFTEST_CASE)
+#undef PERFTEST_CASE
+  host_coll_unsupported_type(t);
+}
