@@ -47,7 +47,43 @@
 // After a kernel launch: checks the launch error (configuration, resources) without waiting for
 // the kernel.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+
+// Collective: `bytes` of zeroed symmetric memory (at least 16 bytes); ends the job, naming `program`,
+// when the heap cannot give it.
+static inline void *perftest_sym_alloc(const char *program, size_t bytes) {
+  if (bytes < 16) bytes = 16;
+  void *p = nvshmem_malloc(bytes);
+  if (p == nullptr) {
+    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc of %zu bytes failed\n", program, nvshmem_my_pe(), bytes);
+    nvshmem_global_exit(1);
+  }
+  CUDA_CHECK(cudaMemset(p, 0, bytes));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return p;
+}
+
+// Collective: every PE says whether it found errors, through `verdict` (symmetric int[n_pes], from
+// perftest_sym_alloc); returns the number of PEs that found some, on every PE.
+static inline int perftest_failed_pes(int *verdict, bool failed) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  for (int pe = 0; pe < npes; ++pe) nvshmem_int_p(verdict + me, failed ? 1 : 0, pe);
+  nvshmem_barrier_all();  // includes quiet: every value has arrived
+  std::vector<int> flags(static_cast<size_t>(npes));
+  CUDA_CHECK(cudaMemcpy(flags.data(), verdict, flags.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  int sum = 0;
+  for (int f : flags) sum += f;
+  nvshmem_barrier_all();  // nobody writes the slots again before everyone read them
+  return sum;
+}
 #endif
+
+// Ends this PE with `status` after finalizing (every PE takes the same path, so none waits for it).
+[[noreturn]] static inline void perftest_exit(int status) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  nvshmem_finalize();
+  std::exit(status);
+}
 
 // Thread-group scope of a device-initiated operation (-s). kAll means "the test's default" for tests
 // that measure one scope, and "every scope" for tests that measure all of them.

@@ -82,7 +82,7 @@ class HostCollEngine final : public CollEngine {
     const char* api;
     void put(int i, char* dest, const char* src, size_t bytes) {
       char* to = e->heap_.peer_base(t->pe(i)) + (dest - e->heap_.base());
-      if (to != src) std::memmove(to, src, bytes);
+      std::memmove(to, src, bytes);
     }
     void barrier() {
       auto* seq = reinterpret_cast<uint64_t*>(e->heap_.base() + t->sync + detail::SyncLayout(t->size).seq);

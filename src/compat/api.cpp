@@ -12,13 +12,6 @@ namespace gshmem {
 namespace compat {
 
 namespace {
-Runtime& rt() { return Runtime::instance(); }
-
-int to_nvshmem_status(Status s) {
-  return static_cast<int>(s) <= static_cast<int>(GSHMEM_ERROR_INTERNAL) ? static_cast<int>(s)
-                                                                        : static_cast<int>(NVSHMEMX_ERROR_INTERNAL);
-}
-
 // The wait on one signal of this PE.
 WaitCall signal_wait(const uint64_t* sig_addr, int cmp, uint64_t value) {
   WaitCall c;
@@ -122,7 +115,6 @@ void global_exit(int status) { rt().global_exit(status); }
 
 int my_pe() { return rt().my_pe(); }
 int n_pes() { return rt().n_pes(); }
-
 
 void info_get_version(int* major, int* minor) {
   *major = NVSHMEM_MAJOR_VERSION;

@@ -9,13 +9,6 @@ namespace compat {
 
 namespace {
 
-Runtime& rt() { return Runtime::instance(); }
-
-int to_nvshmem_status(Status s) {
-  return static_cast<int>(s) <= static_cast<int>(GSHMEM_ERROR_INTERNAL) ? static_cast<int>(s)
-                                                                        : static_cast<int>(NVSHMEMX_ERROR_INTERNAL);
-}
-
 // The registry, after binding the GPU if that is still to come (every team call is collective).
 Teams& teams(const char* api) {
   if (rt().init_state() == kNotInitialized) rt().not_ready(api);

@@ -17,6 +17,15 @@
 namespace gshmem {
 namespace compat {
 
+inline Runtime& rt() { return Runtime::instance(); }
+
+// gshmem's status as NVSHMEM's code: the codes NVSHMEM has are the same numbers; gshmem's own ones
+// become NVSHMEMX_ERROR_INTERNAL.
+inline int to_nvshmem_status(Status s) {
+  return static_cast<int>(s) <= static_cast<int>(GSHMEM_ERROR_INTERNAL) ? static_cast<int>(s)
+                                                                        : static_cast<int>(NVSHMEMX_ERROR_INTERNAL);
+}
+
 void init();
 int init_thread(int requested, int* provided);
 int init_attr(unsigned int flags, nvshmemx_init_attr_t* attributes);

@@ -82,28 +82,19 @@ class CudaGpuResources final : public GpuResources {
 
   Status barrier(void* stream, const WaitWatch::Options* watch_options) override {
     CUstream s = static_cast<CUstream>(stream ? stream : internal_stream_);
-    if (!stream) {
-      // The host barrier orders after the work the program queued on the legacy default stream
-      // (cudaMemset, kernels): NVSHMEM programs initialise buffers that way, then enter a barrier
-      // and expect peers to see the result. The internal stream does not block on its own.
-      GSHMEM_CU_CHECK(cuEventRecord, legacy_done_, CU_STREAM_LEGACY);
-      GSHMEM_CU_CHECK(cuStreamWaitEvent, internal_stream_, legacy_done_, 0);
-    }
+    if (!stream) GSHMEM_CHECK(after_legacy_stream());
     GSHMEM_CU_CHECK(cuLaunchKernel, barrier_fn_, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
     if (stream) return GSHMEM_SUCCESS;
     // Wait for the kernel (which ends within microseconds once every PE has arrived); if it takes
     // long, say which PEs have not arrived.
-    return wait_internal(watch_options, "nvshmem_barrier_all", [this] { return " " + missing_text(nullptr); },
-                         [this](const std::vector<int>& left) { return missing_text(&left); });
+    return wait_internal(
+        watch_options, "nvshmem_barrier_all", [this] { return " " + missing_text(nullptr); },
+        [this](const std::vector<int>& left) { return missing_text(&left); });
   }
 
   Status collective(const CollCall& call, bool on_stream, void* stream, const WaitWatch::Options* watch) override {
     CUstream s = on_stream ? static_cast<CUstream>(stream) : internal_stream_;
-    if (!on_stream) {
-      // As the host barrier: after the work the program queued on the legacy default stream.
-      GSHMEM_CU_CHECK(cuEventRecord, legacy_done_, CU_STREAM_LEGACY);
-      GSHMEM_CU_CHECK(cuStreamWaitEvent, internal_stream_, legacy_done_, 0);
-    }
+    if (!on_stream) GSHMEM_CHECK(after_legacy_stream());
     CollCall c = call;
     void* params[] = {&c};
     GSHMEM_CU_CHECK(cuLaunchKernel, coll_fn_, 1, 1, 1, kCollThreads, 1, 1, 0, s, params, nullptr);
@@ -113,6 +104,16 @@ class CudaGpuResources final : public GpuResources {
         watch, "a collective",
         [team] { return log::format(" in a collective of team %d (for the other members to arrive)", team); },
         [](const std::vector<int>&) { return std::string(); });
+  }
+
+  // Makes the internal stream's next work wait for what the program queued on the legacy default
+  // stream (cudaMemset, kernels): NVSHMEM programs initialise buffers that way, then enter a host
+  // barrier or collective and expect peers to see the result. The internal stream does not block on
+  // its own.
+  Status after_legacy_stream() {
+    GSHMEM_CU_CHECK(cuEventRecord, legacy_done_, CU_STREAM_LEGACY);
+    GSHMEM_CU_CHECK(cuStreamWaitEvent, internal_stream_, legacy_done_, 0);
+    return GSHMEM_SUCCESS;
   }
 
   // Threads of the library's collective kernel (one block).
@@ -302,8 +303,8 @@ struct GpuRecord {
 // be resident at once. Without MPS the GPU runs the processes' kernels in turns; under MPS a grid
 // that filled its client's share of SMs was seen to wait forever for the other client's grid, even
 // with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE summing to 100. So sharing is always NVSHMEM's "limited
-// MPG": collective launch runs, but the grids take turns with the other PEs'. Every PE decides from the same records, so all agree; the
-// lowest PE of each shared GPU says so.
+// MPG": collective launch runs, but the grids take turns with the other PEs'. Every PE decides from the same records,
+// so all agree; the lowest PE of each shared GPU says so.
 GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
   GpuSharing mode = GpuSharing::kOwn;
   const int n = static_cast<int>(all.size());
@@ -321,13 +322,14 @@ GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
     if (seen_before || members < 2) continue;
     mode = GpuSharing::kLimited;
     if (me != first) continue;
-    GSHMEM_WARN(kInit,
-                "PEs %s share GPU %s (%s)%s: all of gshmem works, but the GPU does not keep their kernels resident "
-                "side by side, so a kernel that waits for another PE of this GPU is slow (it waits for the GPU to switch "
-                "contexts), and nvshmemx_collective_launch runs with a warning (NVSHMEM_STATUS_LIMITED_MPG). Give "
-                "each PE a GPU of its own for full speed",
-                pes.c_str(), uuid_text(all[first].uuid).c_str(), all[first].name,
-                mps_clients == members ? " under MPS" : " (taking turns: no MPS)");
+    GSHMEM_WARN(
+        kInit,
+        "PEs %s share GPU %s (%s)%s: all of gshmem works, but the GPU does not keep their kernels resident "
+        "side by side, so a kernel that waits for another PE of this GPU is slow (it waits for the GPU to switch "
+        "contexts), and nvshmemx_collective_launch runs with a warning (NVSHMEM_STATUS_LIMITED_MPG). Give "
+        "each PE a GPU of its own for full speed",
+        pes.c_str(), uuid_text(all[first].uuid).c_str(), all[first].name,
+        mps_clients == members ? " under MPS" : " (taking turns: no MPS)");
   }
   return mode;
 }
@@ -504,12 +506,6 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   st.abi = detail::kDeviceStateAbi;
   st.mype = boot.rank();
   st.npes = n;
-  st.node_mype = b.node_mype;
-  st.node_npes = b.node_npes;
-  st.shared_mype = b.shared_mype;
-  st.shared_npes = b.shared_npes;
-  st.same_mype_node_mype = b.same_mype_node_mype;
-  st.same_mype_node_npes = b.same_mype_node_npes;
   st.heap_base = b.heap->base();
   st.heap_span = b.heap->slot();
   st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);

@@ -62,14 +62,12 @@ struct GpuBinding {
   const Config* config = nullptr;
   int requested_device = -1;  // nvshmemx_init_attr's device; -1: the current one, or by node rank
   std::vector<int> node_pes;  // the PEs of this node, in order
-  // This PE's index and the size of the predefined teams NODE, SHARED and SAME_MYPE_NODE.
-  int node_mype = 0, node_npes = 1, shared_mype = 0, shared_npes = 1;
-  int same_mype_node_mype = 0, same_mype_node_npes = 1;
+  int node_mype = 0;          // this PE's index in its node (selects the GPU when none was chosen)
   // Builds the symmetric heap on the provider, with the barrier flags in it.
   std::function<Status(std::unique_ptr<MemoryProvider>)> setup_heap;
   const SymmetricHeap* heap = nullptr;
-  std::function<uint64_t*()> barrier_flags;         // valid after setup_heap
-  std::function<detail::TeamSlot*()> team_table;    // valid after setup_heap
+  std::function<uint64_t*()> barrier_flags;       // valid after setup_heap
+  std::function<detail::TeamSlot*()> team_table;  // valid after setup_heap
   int team_capacity = 0;
   std::unique_ptr<Transport>* transport = nullptr;  // receives the GPU transport
   std::function<void(int)> global_exit;             // a kernel called nvshmem_global_exit(status)

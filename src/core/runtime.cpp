@@ -18,7 +18,6 @@
 #include "gshmem/detail/flag_barrier.h"
 #include "gshmem/version.h"
 #include "util/host_wait.h"
-#include "util/config.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -321,9 +320,10 @@ int Runtime::team_capacity() const {
 
 Status Runtime::setup_teams() {
   if (backend_ == Backend::kCpu) {
-    coll_engine_ = make_host_coll_engine(
-        heap_, [this](const uint64_t* flag, uint64_t target, int team, int pe, const char* api) {
-          wait_team_flag(flag, target, team, pe, api);
+    coll_engine_ =
+        make_host_coll_engine(heap_, [this](const uint64_t* flag, uint64_t target, int team, int pe, const char* api) {
+          wait_barrier_flag(flag, target, pe, log::format(" of team %d", team),
+                            log::format("collective on team %d", team), api);
         });
   } else {
     coll_engine_ = std::make_unique<GpuCollEngine>(*this, *gpu_);
@@ -350,26 +350,6 @@ Status Runtime::setup_teams() {
               format_size(team_region_bytes_ - capacity * sizeof(detail::TeamSlot)).c_str(), n_pes(),
               format_size(Teams::area_bytes(n_pes())).c_str());
   return GSHMEM_SUCCESS;
-}
-
-void Runtime::wait_team_flag(const uint64_t* flag, uint64_t target, int team, int pe, const char* api) {
-  auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
-  WaitWatch watch(wait_watch_options(api));
-  auto describe = [&] {
-    return log::format(" in barrier %llu of team %d for PE %d (it reached barrier %llu of the team)",
-                       static_cast<unsigned long long>(target), team, pe, reached());
-  };
-  auto stuck = [&](const std::vector<int>& left) -> std::string {
-    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= target) return "";
-    return log::format(
-        "it waits in barrier %llu of team %d for PE %d, which has already called nvshmem_finalize and left the job "
-        "after barrier %llu of the team: PE %d made fewer collectives on team %d than this PE",
-        static_cast<unsigned long long>(target), team, pe, reached(), pe, team);
-  };
-  HostBackoff backoff;
-  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
-    if (backoff.pause()) watch.check(describe, stuck);
-  }
 }
 
 Status Runtime::collective(const CollCall& call, bool on_stream, void* stream, const char* api) {
@@ -407,11 +387,6 @@ Status Runtime::bind_gpu(const char* api) {
   b.requested_device = options_.cuda_device;
   b.node_pes = node_pes_;
   b.node_mype = predefined_[GSHMEM_TEAM_NODE].my_pe;
-  b.node_npes = predefined_[GSHMEM_TEAM_NODE].n_pes();
-  b.shared_mype = predefined_[GSHMEM_TEAM_SHARED].my_pe;
-  b.shared_npes = predefined_[GSHMEM_TEAM_SHARED].n_pes();
-  b.same_mype_node_mype = predefined_[GSHMEM_TEAM_SAME_MYPE_NODE].my_pe;
-  b.same_mype_node_npes = predefined_[GSHMEM_TEAM_SAME_MYPE_NODE].n_pes();
   b.setup_heap = [this](std::unique_ptr<MemoryProvider> provider) { return setup_heap(std::move(provider)); };
   b.heap = &heap_;
   b.barrier_flags = [this] { return barrier_flags_; };
@@ -657,24 +632,29 @@ void Runtime::HostBarrierFlags::arrive(int pe, uint64_t seq) const {
 }
 
 void Runtime::HostBarrierFlags::wait(int pe, uint64_t seq) const {
-  uint64_t* flag = rt->barrier_flags_ + pe;
+  const uint64_t* flag = rt->barrier_flags_ + pe;
   if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) return;
+  rt->wait_barrier_flag(flag, seq, pe, "", "nvshmem_barrier_all or nvshmem_sync_all", api);
+}
+
+void Runtime::wait_barrier_flag(const uint64_t* flag, uint64_t target, int pe, const std::string& of_team,
+                                const std::string& skipped, const char* api) {
   auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
-  WaitWatch watch(rt->wait_watch_options(api));
+  const auto seq = static_cast<unsigned long long>(target);
+  WaitWatch watch(wait_watch_options(api));
   auto describe = [&] {
-    return log::format(" for PE %d to arrive (it reached barrier %llu, this is barrier %llu)", pe, reached(),
-                       static_cast<unsigned long long>(seq));
+    return log::format(" for PE %d to arrive (it reached barrier %llu%s, this is barrier %llu%s)", pe, reached(),
+                       of_team.c_str(), seq, of_team.c_str());
   };
   auto stuck = [&](const std::vector<int>& left) -> std::string {
-    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
+    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= target) return "";
     return log::format(
-        "it waits in barrier %llu for PE %d, which has already called nvshmem_finalize and left the job after "
-        "barrier %llu: PE %d made fewer barriers than this PE (a skipped nvshmem_barrier_all or "
-        "nvshmem_sync_all, or an early return on some path)",
-        static_cast<unsigned long long>(seq), pe, reached(), pe);
+        "it waits in barrier %llu%s for PE %d, which has already called nvshmem_finalize and left the job after "
+        "barrier %llu%s: PE %d made fewer barriers than this PE (a skipped %s, or an early return on some path)",
+        seq, of_team.c_str(), pe, reached(), of_team.c_str(), pe, skipped.c_str());
   };
   HostBackoff backoff;
-  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < seq) {
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
     if (backoff.pause()) watch.check(describe, stuck);
   }
 }

@@ -128,8 +128,11 @@ class Runtime {
   // collectives (after the heap and transport exist).
   Status setup_teams();
   int team_capacity() const;  // NVSHMEM_MAX_TEAMS, within [8, 2^20]
-  // The CPU backend's wait for a team barrier's flag, with the diagnostics of every host wait.
-  void wait_team_flag(const uint64_t* flag, uint64_t target, int team, int pe, const char* api);
+  // The CPU backend's wait until member `pe` reached barrier `target` (*flag, written by it), with the
+  // diagnostics of every host wait; `of_team` follows "barrier N" in messages (" of team 7", or "" for
+  // barrier_all), `skipped` names the call a PE that left early may have skipped.
+  void wait_barrier_flag(const uint64_t* flag, uint64_t target, int pe, const std::string& of_team,
+                         const std::string& skipped, const char* api);
   // The memory operations of detail::flag_barrier on the CPU backend: CPU atomics on the mapped
   // heaps; a wait that lasts reports what it waits for (WaitWatch).
   struct HostBarrierFlags {
@@ -167,7 +170,7 @@ class Runtime {
   uint64_t host_barrier_seq_ = 0;      // CPU backend
   bool all_mapped_ = false;            // every PE's heap is mapped here
   std::unique_ptr<GpuResources> gpu_;
-  uint64_t team_region_ = 0;        // heap offset of the team region (the same on every PE)
+  uint64_t team_region_ = 0;  // heap offset of the team region (the same on every PE)
   uint64_t team_region_bytes_ = 0;
   Teams teams_;
   std::unique_ptr<CollEngine> coll_engine_;

@@ -46,6 +46,18 @@ void unpack_uid(uint64_t uid, int* pe, uint64_t* mailbox) {
   *mailbox = ((uid >> 8) & 0xffffffffull) * 64;
 }
 
+// Sets the members of `t`, and its start and stride when they are evenly spaced (kernels then compute a
+// member's PE instead of reading the list).
+void set_members(TeamInfo& t, const std::vector<int>& members) {
+  t.members = members;
+  t.start = members[0];
+  t.stride = members.size() > 1 ? members[1] - members[0] : 1;
+  t.strided = true;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (members[i] != t.start + static_cast<int>(i) * t.stride) t.strided = false;
+  }
+}
+
 }  // namespace
 
 uint64_t Teams::area_bytes(int n) { return SyncLayout(n).bytes; }
@@ -76,17 +88,11 @@ Status Teams::init(const Services& services, uint64_t region, uint64_t region_by
     if (me >= static_cast<int>(m.size())) continue;  // not a member (cannot happen for these teams)
     TeamInfo& t = teams_[id];
     t.id = static_cast<int>(id);
-    t.members = m;
+    set_members(t, m);
     t.my_index = me;
     t.sync = area;
     t.sync_of.assign(m.size(), area);
     t.predefined = true;
-    t.strided = true;
-    t.start = m[0];
-    t.stride = m.size() > 1 ? m[1] - m[0] : 1;
-    for (size_t i = 0; i < m.size(); ++i) {
-      if (m[i] != t.start + static_cast<int>(i) * t.stride) t.strided = false;
-    }
     GSHMEM_CHECK(publish(t));
   }
   ready_ = true;
@@ -173,8 +179,8 @@ Status Teams::publish(TeamInfo& t) {
   s.sync_of = reinterpret_cast<const uint64_t*>(area + lay.sync_of);
   if (!t.strided) {
     std::vector<int32_t> m(t.members.begin(), t.members.end());
-    GSHMEM_CHECK(sv_.transport->copy(area + lay.members, m.data(), 4 * static_cast<size_t>(n), Completion::kBlocking,
-                                     nullptr));
+    GSHMEM_CHECK(
+        sv_.transport->copy(area + lay.members, m.data(), 4 * static_cast<size_t>(n), Completion::kBlocking, nullptr));
     s.members = reinterpret_cast<const int32_t*>(area + lay.members);
   }
   auto* table = reinterpret_cast<TeamSlot*>(heap_base() + region_);
@@ -188,16 +194,11 @@ Status Teams::build(const std::vector<int>& members, int my_index, uint64_t sync
   TeamInfo& t = teams_[id];
   t = TeamInfo{};
   t.id = id;
-  t.members = members;
+  set_members(t, members);
   t.my_index = my_index;
   t.sync = sync;
   t.sync_of = std::move(sync_of);
   t.config = config;
-  t.start = members[0];
-  t.stride = members.size() > 1 ? members[1] - members[0] : 1;
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (members[i] != t.start + static_cast<int>(i) * t.stride) t.strided = false;
-  }
   Status s = publish(t);
   if (!ok(s)) {
     t.id = -1;
@@ -205,6 +206,28 @@ Status Teams::build(const std::vector<int>& members, int my_index, uint64_t sync
     return s;
   }
   *out = id;
+  return GSHMEM_SUCCESS;
+}
+
+TeamInfo* Teams::parent_of(int id, const char* api) {
+  TeamInfo* t = ready_ && id >= 0 && id < static_cast<int>(teams_.size()) && teams_[id].id >= 0 ? &teams_[id] : nullptr;
+  if (!t) GSHMEM_ERROR("%s: the parent team %d is not a valid team (never made, or destroyed)", api, id);
+  return t;
+}
+
+Status Teams::agree(const TeamInfo& parent, const std::vector<ExchangeRecord>& all, const char* what, const char* api,
+                    const std::function<std::string(const ExchangeRecord&)>& args) const {
+  const int n = parent.size();
+  for (int i = 1; i < n; ++i) {
+    if (all[i].a == all[0].a && all[i].b == all[0].b && all[i].c == all[0].c) continue;
+    std::string detail;
+    for (int k = 0; k < n && k < 8; ++k) {
+      detail += log::format("%sPE %d: %s", k ? "; " : "", parent.members[k], args(all[k]).c_str());
+    }
+    GSHMEM_ERROR("%s is collective over %s and its PEs must pass the same %s, but %s%s", api,
+                 describe(parent.id).c_str(), what, detail.c_str(), n > 8 ? "; ..." : "");
+    return GSHMEM_ERROR_SYMMETRY;
+  }
   return GSHMEM_SUCCESS;
 }
 
@@ -237,15 +260,13 @@ Status Teams::split_strided(int parent_id, int start, int stride, int size, cons
   *out = GSHMEM_TEAM_INVALID;
   // OpenSHMEM: a split of NVSHMEM_TEAM_INVALID (a PE outside the parent, in a nested split) makes nothing.
   if (parent_id == GSHMEM_TEAM_INVALID) return GSHMEM_SUCCESS;
-  auto it = parent_id >= 0 && parent_id < static_cast<int>(teams_.size()) ? &teams_[parent_id] : nullptr;
-  if (!ready_ || !it || it->id < 0) {
-    GSHMEM_ERROR("%s: the parent team %d is not a valid team (never made, or destroyed)", api, parent_id);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  TeamInfo& parent = *it;
+  TeamInfo* p = parent_of(parent_id, api);
+  if (!p) return GSHMEM_ERROR_INVALID_VALUE;
+  TeamInfo& parent = *p;
   const int n = parent.size();
-  const bool valid = size > 0 && start >= 0 && start < n &&
-                     (size == 1 || (stride > 0 && static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride < n));
+  const bool valid =
+      size > 0 && start >= 0 && start < n &&
+      (size == 1 || (stride > 0 && static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride < n));
   int my_new = -1;
   if (valid) {
     const int d = parent.my_index - start;
@@ -265,19 +286,8 @@ Status Teams::split_strided(int parent_id, int start, int stride, int size, cons
   std::vector<ExchangeRecord> all;
   Status s = exchange(parent, mine, &all, api);
   if (ok(s)) {
-    for (int i = 0; i < n; ++i) {
-      if (all[i].a != start || all[i].b != stride || all[i].c != size) {
-        std::string detail;
-        for (int k = 0; k < n && k < 8; ++k) {
-          detail += log::format("%sPE %d: start %d, stride %d, size %d", k ? "; " : "", parent.members[k], all[k].a,
-                                all[k].b, all[k].c);
-        }
-        GSHMEM_ERROR("%s is collective over %s and its PEs must pass the same start, stride and size, but %s%s", api,
-                     describe(parent_id).c_str(), detail.c_str(), n > 8 ? "; ..." : "");
-        s = GSHMEM_ERROR_SYMMETRY;
-        break;
-      }
-    }
+    s = agree(parent, all, "start, stride and size", api,
+              [](const ExchangeRecord& r) { return log::format("start %d, stride %d, size %d", r.a, r.b, r.c); });
   }
   if (ok(s) && !valid) {
     GSHMEM_ERROR(
@@ -308,12 +318,9 @@ Status Teams::split_2d(int parent_id, int xrange, const TeamConfig& xconfig, int
                        int* yout, const char* api) {
   *xout = *yout = GSHMEM_TEAM_INVALID;
   if (parent_id == GSHMEM_TEAM_INVALID) return GSHMEM_SUCCESS;  // as split_strided
-  auto it = parent_id >= 0 && parent_id < static_cast<int>(teams_.size()) ? &teams_[parent_id] : nullptr;
-  if (!ready_ || !it || it->id < 0) {
-    GSHMEM_ERROR("%s: the parent team %d is not a valid team (never made, or destroyed)", api, parent_id);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  TeamInfo& parent = *it;
+  TeamInfo* p = parent_of(parent_id, api);
+  if (!p) return GSHMEM_ERROR_INVALID_VALUE;
+  TeamInfo& parent = *p;
   const int n = parent.size();
   const bool valid = xrange > 0;
   // Rows of xrange PEs (the last may be shorter): x team = this PE's row, y team = its column.
@@ -339,16 +346,7 @@ Status Teams::split_2d(int parent_id, int xrange, const TeamConfig& xconfig, int
   std::vector<ExchangeRecord> all;
   Status s = exchange(parent, mine, &all, api);
   if (ok(s)) {
-    for (int i = 0; i < n; ++i) {
-      if (all[i].a != xrange) {
-        std::string detail;
-        for (int k = 0; k < n && k < 8; ++k) detail += log::format("%sPE %d: xrange %d", k ? "; " : "", parent.members[k], all[k].a);
-        GSHMEM_ERROR("%s is collective over %s and its PEs must pass the same xrange, but %s%s", api,
-                     describe(parent_id).c_str(), detail.c_str(), n > 8 ? "; ..." : "");
-        s = GSHMEM_ERROR_SYMMETRY;
-        break;
-      }
-    }
+    s = agree(parent, all, "xrange", api, [](const ExchangeRecord& r) { return log::format("xrange %d", r.a); });
   }
   if (ok(s) && !valid) {
     GSHMEM_ERROR("%s: xrange %d must be at least 1", api, xrange);
@@ -449,8 +447,10 @@ Status Teams::init_from_uniqueid(uint64_t uid, int npes, int index, const TeamCo
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (waited - warned >= 10) {
       warned = waited;
-      GSHMEM_WARN(kColl, "%s: PE %d has waited %.0f s for the team members with indices %s to call it with the same "
-                  "unique ID", api, sv_.my_pe, waited, pe_list(missing).c_str());
+      GSHMEM_WARN(kColl,
+                  "%s: PE %d has waited %.0f s for the team members with indices %s to call it with the same "
+                  "unique ID",
+                  api, sv_.my_pe, waited, pe_list(missing).c_str());
     }
     std::this_thread::sleep_for(std::chrono::microseconds(polls < 100 ? 20 : 1000));
   }
@@ -461,9 +461,10 @@ Status Teams::init_from_uniqueid(uint64_t uid, int npes, int index, const TeamCo
   Status s = GSHMEM_SUCCESS;
   for (int k = 0; k < npes; ++k) {
     if (all[k].npes != npes) {
-      GSHMEM_ERROR("%s: the PEs of one unique ID must pass the same npes, but member %d (PE %d) passed %d and member "
-                   "%d (PE %d) passed %d",
-                   api, index, sv_.my_pe, npes, k, all[k].world_pe, all[k].npes);
+      GSHMEM_ERROR(
+          "%s: the PEs of one unique ID must pass the same npes, but member %d (PE %d) passed %d and member "
+          "%d (PE %d) passed %d",
+          api, index, sv_.my_pe, npes, k, all[k].world_pe, all[k].npes);
       s = GSHMEM_ERROR_SYMMETRY;
       break;
     }

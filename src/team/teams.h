@@ -38,7 +38,7 @@ struct TeamInfo {
   int my_index = -1;
   int start = 0, stride = 1;  // when strided (members[i] == start + i * stride)
   bool strided = true;
-  uint64_t sync = 0;             // heap offset of this PE's sync area
+  uint64_t sync = 0;              // heap offset of this PE's sync area
   std::vector<uint64_t> sync_of;  // heap offset of each member's
   TeamConfig config;
   uint64_t splits = 0;  // teams split from this one so far (selects the exchange buffer)
@@ -87,13 +87,18 @@ class Teams {
   size_t alive() const;
 
  private:
-  struct Split;  // what one member proposes in a split
   char* heap_base() const;
   Status allocate_area(int n, uint64_t* offset, const char* api);
   void free_area(uint64_t offset);
   Status allocate_id(int* id, const char* api);
   // Writes the new team's slot and arrays into this PE's heap (where kernels read them).
   Status publish(TeamInfo& t);
+  // The parent of a split, or nullptr after a message.
+  TeamInfo* parent_of(int id, const char* api);
+  // Whether every member passed the same arguments (a, b, c of the records); otherwise a message that
+  // lists each PE's `args` and GSHMEM_ERROR_SYMMETRY.
+  Status agree(const TeamInfo& parent, const std::vector<detail::ExchangeRecord>& all, const char* what,
+               const char* api, const std::function<std::string(const detail::ExchangeRecord&)>& args) const;
   Status exchange(TeamInfo& parent, const detail::ExchangeRecord& mine, std::vector<detail::ExchangeRecord>* all,
                   const char* api);
   Status build(const std::vector<int>& members, int my_index, uint64_t sync, std::vector<uint64_t> sync_of,

@@ -131,8 +131,8 @@ typedef nvshmem_team_config_v2 nvshmem_team_config_t;
 #define NVSHMEM_TEAM_CONFIG_VERSION_2 2
 #define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS 1
 #define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID 2
-#define NVSHMEM_TEAM_CONFIG_INITIALIZER \
-  {                                     \
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER                                                      \
+  {                                                                                          \
     (NVSHMEM_TEAM_CONFIG_VERSION_2 << 16) + (int)sizeof(nvshmem_team_config_v2), 0, 0, { 0 } \
   }
 

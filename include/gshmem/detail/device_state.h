@@ -49,12 +49,6 @@ struct DeviceState {
   uint32_t abi; /* kDeviceStateAbi once initialised, 0 before */
   int32_t mype;
   int32_t npes;
-  int32_t node_mype; /* index in GSHMEM_TEAM_NODE */
-  int32_t node_npes;
-  int32_t shared_mype; /* index in GSHMEM_TEAM_SHARED (PEs whose heap is mapped here) */
-  int32_t shared_npes;
-  int32_t same_mype_node_mype; /* index in GSHMEM_TEAM_SAME_MYPE_NODE (-1 when not uniform) */
-  int32_t same_mype_node_npes;
   int32_t window_first;    /* first PE of the load/store windows below */
   char *heap_base;         /* this PE's symmetric heap */
   uint64_t heap_span;      /* bytes of address space of one heap window (nvshmem_ptr bounds) */
@@ -85,7 +79,7 @@ struct DeviceState {
   int32_t reserved2;
 };
 
-static_assert(sizeof(DeviceState) == 152, "DeviceState layout changed: bump kDeviceStateAbi");
+static_assert(sizeof(DeviceState) == 128, "DeviceState layout changed: bump kDeviceStateAbi");
 
 }  // namespace detail
 }  // namespace gshmem

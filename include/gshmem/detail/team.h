@@ -59,10 +59,10 @@ static_assert(sizeof(TeamSlot) == 64, "TeamSlot is 64 bytes");
 
 // What a member tells the others when a team is split from this one (32 bytes).
 struct ExchangeRecord {
-  int32_t serial;  // the split's number on the parent + 1 (0: not written)
-  int32_t a, b, c; // the arguments (split_strided: start, stride, size; split_2d: xrange, 0, 0)
-  uint64_t sync1;  // heap offset of the member's sync area in the first new team (~0: not a member)
-  uint64_t sync2;  // ... in the second (split_2d's y team)
+  int32_t serial;   // the split's number on the parent + 1 (0: not written)
+  int32_t a, b, c;  // the arguments (split_strided: start, stride, size; split_2d: xrange, 0, 0)
+  uint64_t sync1;   // heap offset of the member's sync area in the first new team (~0: not a member)
+  uint64_t sync2;   // ... in the second (split_2d's y team)
 };
 static_assert(sizeof(ExchangeRecord) == 32, "ExchangeRecord is 32 bytes");
 

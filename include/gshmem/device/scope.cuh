@@ -1,6 +1,7 @@
 // Cooperation scopes of the device API: a call made by one thread, by all threads of a warp, of a
-// warpgroup (four consecutive warps, 128 threads, as Hopper's wgmma groups them), or of a block. Scope is a template parameter of every device operation; the
-// nvshmemx_*_warp / *_block names are one-line aliases of the Warp / Block instantiations.
+// warpgroup (four consecutive warps, 128 threads, as Hopper's wgmma groups them), or of a block. Scope is a template
+// parameter of every device operation; the nvshmemx_*_warp / *_block names are one-line aliases of the Warp / Block
+// instantiations.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -46,13 +46,6 @@ struct CollTest {
   int *status = nullptr;   // device int: a non-zero status returned by an operation in a kernel
 };
 
-[[noreturn]] void coll_exit(int status) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  nvshmem_finalize();
-  std::exit(status);
-}
-
 // Starts the test: nvshmem_init, the options, a GPU on every PE (otherwise every PE ends with a
 // message and status 1), the stream, the events and the error slots. Any number of PEs.
 void coll_test_start(CollTest *t, int argc, char **argv, const char *name) {
@@ -63,17 +56,13 @@ void coll_test_start(CollTest *t, int argc, char **argv, const char *name) {
   t->npes = nvshmem_n_pes();
   if (!have_gpu) {
     if (t->mype == 0) std::fprintf(stderr, "%s: this test needs a GPU on every PE\n", name);
-    coll_exit(1);
+    perftest_exit(1);
   }
   if (t->opts.bidir && t->mype == 0) std::printf("Note: --bidir does not apply to this test and is ignored\n");
   CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
-  t->verdict = static_cast<int *>(nvshmem_malloc(static_cast<size_t>(t->npes) * sizeof(int)));
-  if (t->verdict == nullptr) {
-    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc failed\n", name, t->mype);
-    nvshmem_global_exit(1);
-  }
+  t->verdict = static_cast<int *>(perftest_sym_alloc(name, static_cast<size_t>(t->npes) * sizeof(int)));
   CUDA_CHECK(cudaMalloc(&t->status, sizeof(int)));
   CUDA_CHECK(cudaMemset(t->status, 0, sizeof(int)));
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -95,15 +84,7 @@ int coll_test_finish(CollTest *t, int errors) {
 // Collective: `bytes` of zeroed symmetric memory (at least 16 bytes); ends the job on failure.
 template <class T>
 T *sym_alloc(const CollTest &t, size_t bytes) {
-  if (bytes < 16) bytes = 16;
-  void *p = nvshmem_malloc(bytes);
-  if (p == nullptr) {
-    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc of %zu bytes failed\n", t.name, t.mype, bytes);
-    nvshmem_global_exit(1);
-  }
-  CUDA_CHECK(cudaMemset(p, 0, bytes));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return static_cast<T *>(p);
+  return static_cast<T *>(perftest_sym_alloc(t.name, bytes));
 }
 
 const char *scope_label(int scope) { return scope == kScopeThread ? "thread" : scope == kScopeWarp ? "warp" : "block"; }
@@ -210,15 +191,6 @@ size_t compare(const CollTest &t, const char *what, const std::vector<T> &got, c
 
 // Collective: every PE passes the errors it found; returns the number of PEs that found some, on
 // every PE.
-int total_errors(const CollTest &t, size_t mine) {
-  const int v = mine != 0 ? 1 : 0;
-  for (int pe = 0; pe < t.npes; ++pe) nvshmem_int_p(t.verdict + t.mype, v, pe);
-  nvshmem_barrier_all();  // includes quiet: every value has arrived
-  std::vector<int> flags = to_host(t.verdict, static_cast<size_t>(t.npes));
-  int sum = 0;
-  for (int f : flags) sum += f;
-  nvshmem_barrier_all();  // nobody writes the slots again before everyone read them
-  return sum;
-}
+int total_errors(const CollTest &t, size_t mine) { return perftest_failed_pes(t.verdict, mine != 0); }
 
 }  // namespace

@@ -45,11 +45,7 @@ void device_test_start(DeviceTest *t, int argc, char **argv, const char *name) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
-  t->verdict = static_cast<int *>(nvshmem_malloc(2 * sizeof(int)));
-  if (t->verdict == nullptr) {
-    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc failed\n", name, t->mype);
-    nvshmem_global_exit(1);
-  }
+  t->verdict = static_cast<int *>(perftest_sym_alloc(name, 2 * sizeof(int)));
   nvshmem_barrier_all();
 }
 
@@ -67,15 +63,7 @@ int device_test_finish(DeviceTest *t, int errors) {
 // Collective: `bytes` of zeroed symmetric memory (at least 16 bytes); ends the job on failure.
 template <class T>
 T *sym_alloc(const DeviceTest &t, size_t bytes) {
-  if (bytes < 16) bytes = 16;
-  void *p = nvshmem_malloc(bytes);
-  if (p == nullptr) {
-    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc of %zu bytes failed\n", t.name, t.mype, bytes);
-    nvshmem_global_exit(1);
-  }
-  CUDA_CHECK(cudaMemset(p, 0, bytes));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return static_cast<T *>(p);
+  return static_cast<T *>(perftest_sym_alloc(t.name, bytes));
 }
 
 // Runs `launch` (which enqueues one kernel on t.stream) between the two events and waits for it;

@@ -45,13 +45,6 @@ struct HostColl {
   int status = 0;                   // the first non-zero status an operation returned
 };
 
-[[noreturn]] void host_coll_exit(int status) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  nvshmem_finalize();
-  std::exit(status);
-}
-
 // Starts the test: nvshmem_init, the options, a GPU on every PE (otherwise every PE ends with a
 // message and status 1), the stream, the events and the error slots. Any number of PEs.
 void host_coll_start(HostColl *t, int argc, char **argv, const char *name) {
@@ -62,19 +55,13 @@ void host_coll_start(HostColl *t, int argc, char **argv, const char *name) {
   t->npes = nvshmem_n_pes();
   if (!have_gpu) {
     if (t->mype == 0) std::fprintf(stderr, "%s: this test orders operations on a CUDA stream: it needs a GPU\n", name);
-    host_coll_exit(1);
+    perftest_exit(1);
   }
   if (t->opts.bidir && t->mype == 0) std::printf("Note: --bidir does not apply to this test and is ignored\n");
   CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
   t->events.resize(static_cast<size_t>(t->opts.iters) + 1);
   for (cudaEvent_t &e : t->events) CUDA_CHECK(cudaEventCreate(&e));
-  t->verdict = static_cast<int *>(nvshmem_malloc(static_cast<size_t>(t->npes) * sizeof(int)));
-  if (t->verdict == nullptr) {
-    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc failed\n", name, t->mype);
-    nvshmem_global_exit(1);
-  }
-  CUDA_CHECK(cudaMemset(t->verdict, 0, static_cast<size_t>(t->npes) * sizeof(int)));
-  CUDA_CHECK(cudaDeviceSynchronize());
+  t->verdict = static_cast<int *>(perftest_sym_alloc(name, static_cast<size_t>(t->npes) * sizeof(int)));
   nvshmem_barrier_all();
 }
 
@@ -89,17 +76,7 @@ int host_coll_finish(HostColl *t, int errors) {
 }
 
 // Collective: `bytes` of zeroed symmetric memory (at least 16 bytes); ends the job on failure.
-void *host_coll_alloc(const HostColl &t, size_t bytes) {
-  if (bytes < 16) bytes = 16;
-  void *p = nvshmem_malloc(bytes);
-  if (p == nullptr) {
-    std::fprintf(stderr, "%s: PE %d: nvshmem_malloc of %zu bytes failed\n", t.name, t.mype, bytes);
-    nvshmem_global_exit(1);
-  }
-  CUDA_CHECK(cudaMemset(p, 0, bytes));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p;
-}
+void *host_coll_alloc(const HostColl &t, size_t bytes) { return perftest_sym_alloc(t.name, bytes); }
 
 // One measurement, collective: `op()` enqueues one operation on t.stream and returns its status.
 // Returns this PE's samples in us (see the top of this file).
@@ -163,17 +140,7 @@ bool host_status_ok(HostColl &t, const char *what) {
 
 // Collective: every PE passes the errors it found; returns the number of PEs that found some, on
 // every PE.
-int host_total_errors(const HostColl &t, size_t mine) {
-  const int v = mine != 0 ? 1 : 0;
-  for (int pe = 0; pe < t.npes; ++pe) nvshmem_int_p(t.verdict + t.mype, v, pe);
-  nvshmem_barrier_all();  // includes quiet: every value has arrived
-  std::vector<int> flags(static_cast<size_t>(t.npes));
-  CUDA_CHECK(cudaMemcpy(flags.data(), t.verdict, flags.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  int sum = 0;
-  for (int f : flags) sum += f;
-  nvshmem_barrier_all();  // nobody writes the slots again before everyone read them
-  return sum;
-}
+int host_total_errors(const HostColl &t, size_t mine) { return perftest_failed_pes(t.verdict, mine != 0); }
 
 // ---- the synchronising operations (barrier_on_stream, barrier_all_on_stream, sync_on_stream,
 // sync_all_on_stream) ------------------------------------------------------------------------------
@@ -333,7 +300,7 @@ int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &
 // The end of a typed program whose -d type has no case: a message from PE 0 and status 1 everywhere.
 [[noreturn]] void host_coll_unsupported_type(const HostColl &t) {
   if (t.mype == 0) std::fprintf(stderr, "%s: -d %s is not supported by this test\n", t.name, t.opts.datatype.c_str());
-  host_coll_exit(1);
+  perftest_exit(1);
 }
 
 }  // namespace
