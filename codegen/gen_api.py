@@ -107,6 +107,13 @@ PLAIN = [
     ("void *", "nvshmem_realloc", "void *ptr, size_t size", "host", "return gshmem::compat::realloc(ptr, size)", None,
      "Collective: a block of `size` bytes holding the first bytes of `ptr`'s, which is freed; NULL `ptr` allocates, "
      "size 0 frees and returns NULL."),
+    ("void *", "nvshmemx_buffer_register_symmetric", "void *buf_ptr, size_t size, int flags", "host",
+     "return gshmem::compat::buffer_register_symmetric(buf_ptr, size, flags)", None,
+     "Collective: maps the caller's GPU buffer (made with cuMemCreate, exportable as a POSIX file descriptor) into "
+     "the symmetric space; returns its symmetric address, or NULL with a message."),
+    ("int", "nvshmemx_buffer_unregister_symmetric", "void *mmap_ptr, size_t size", "host",
+     "return gshmem::compat::buffer_unregister_symmetric(mmap_ptr, size)", None,
+     "Collective: removes a buffer mapped by nvshmemx_buffer_register_symmetric (a barrier first); 0 or an error."),
     ("void *", "nvshmemx_mc_ptr", "nvshmem_team_t team, const void *ptr", "both",
      "return gshmem::compat::mc_ptr(team, ptr)", "return gshmem::dev::mc_ptr(team, ptr)",
      "The NVLink multicast address of `ptr` for `team`: always NULL (gshmem does not use multicast yet)."),
@@ -529,6 +536,47 @@ def coll_entries(types):
     return out
 
 
+# The reductions: (operation, the type class that has it, the native enumerator).
+REDUCE_OPS = [("and", "REDUCE_BIT", "kAnd"), ("or", "REDUCE_BIT", "kOr"), ("xor", "REDUCE_BIT", "kXor"),
+              ("min", "REDUCE_STD", "kMin"), ("max", "REDUCE_STD", "kMax"),
+              ("sum", "REDUCE_ARITH", "kSum"), ("prod", "REDUCE_ARITH", "kProd")]
+# The 16-bit floats: their native storage type and element-type enumerator.
+REDUCE_FP16 = {"__half": ("gshmem::detail::F16", "kF16"), "__nv_bfloat16": ("gshmem::detail::BF16", "kBF16")}
+
+
+def reduce_entries(types):
+    """<T>_<op>_reduce and <T>_<op>_reducescatter: thread/warp/block on the device, host, on stream;
+    and the device's double2 maxloc (block only)."""
+    out = []
+    for kind, scatter in (("reduce", "false"), ("reducescatter", "true")):
+        for op, cls, enum in REDUCE_OPS:
+            for t in types:
+                if cls not in t["classes"]:
+                    continue
+                n, c, g = t["name"], t["ctype"], "FP16" in t["classes"]
+                params = f"nvshmem_team_t team, {c} *dest, const {c} *source, size_t nreduce"
+                if c in REDUCE_FP16:
+                    native, tenum = REDUCE_FP16[c]
+                    dargs = (f"team, reinterpret_cast<{native} *>(dest), reinterpret_cast<const {native} *>(source), "
+                             "nreduce")
+                    htype = f"gshmem::detail::ReduceType::{tenum}"
+                else:
+                    dargs, htype = "team, dest, source, nreduce", f"gshmem::detail::reduce_type_of<{c}>()"
+                hargs = f"team, dest, source, nreduce, {htype}, gshmem::detail::ReduceOp::{enum}, {scatter}, __func__"
+                dev = lambda scope: f"return gshmem::dev::{kind}<{scope}, gshmem::detail::ReduceOp::{enum}>({dargs})"
+                name = f"{n}_{op}_{kind}"
+                out.append(entry("int", f"nvshmem_{name}", params, "both", f"return gshmem::compat::reduce({hargs})",
+                                 dev(THREAD), g))
+                for scope, scope_enum in SCOPES:
+                    out.append(entry("int", f"nvshmemx_{name}_{scope}", params, "device", None, dev(scope_enum), g))
+                out.append(entry("int", f"nvshmemx_{name}_on_stream", f"{params}, cudaStream_t stream", "host",
+                                 f"return gshmem::compat::reduce({hargs}, stream)", None, g))
+    out.append(entry("int", "nvshmemx_double2_maxloc_reduce_block",
+                     "nvshmem_team_t team, double2 *dest, const double2 *source, size_t nreduce", "device", None,
+                     "return gshmem::dev::maxloc_reduce<gshmem::Scope::kBlock>(team, dest, source, nreduce)"))
+    return out
+
+
 def all_entries(types):
     """Every generated name, in the order the headers list them."""
     out = [entry(ret, name, params, where, host, dev) for ret, name, params, where, host, dev, _ in PLAIN]
@@ -538,6 +586,7 @@ def all_entries(types):
     out += atomic_entries(types)
     out += wait_entries(types)
     out += coll_entries(types)
+    out += reduce_entries(types)
     return out
 
 
@@ -655,12 +704,16 @@ def call_args(params):
     return ", ".join(args)
 
 
-def gen_all_names_test(types):
-    """A translation unit that calls every device name (in kernels) and every host name (in a host
-    function) once, so that a missing or misspelled name fails the build."""
+ALL_NAMES_PARTS = 8
+
+
+def gen_all_names_test(types, part):
+    """One of ALL_NAMES_PARTS translation units that together call every device name (in kernels) and
+    every host name (in a host function, part 0) once, so that a missing or misspelled name fails the
+    build. Parts compile in parallel."""
     out = [f"// {HEADER_NOTE}",
-           "// Calls every generated device name and every generated host name once. Compiled, with and",
-           "// without -rdc, and linked (test/compile); never run.",
+           f"// Part {part} of {ALL_NAMES_PARTS}: together they call every generated device name and every generated",
+           "// host name once. Compiled, with and without -rdc, and linked (test/compile); never run.",
            "#include <nvshmem.h>",
            "#include <nvshmemx.h>", "",
            "template <class T>",
@@ -673,20 +726,23 @@ def gen_all_names_test(types):
     dev = [e for e in entries if e.where != "host"]
     host = [e for e in entries if e.where != "device"]
     per = 64
-    for k in range(0, len(dev), per):
+    groups = list(range(0, len(dev), per))
+    for k in groups[part::ALL_NAMES_PARTS]:
         out.append(f"__global__ void gshmemt_all_device_names_{k // per}(void *gshmemt_ptr) {{")
         for e in dev[k:k + per]:
             line = f"  {e.name}({call_args(e.params)});"
             out += guarded([(e.guard, line)])
         out.append("}")
-    out += ["", "void gshmemt_all_host_names(void *gshmemt_ptr) {"]
-    for e in host:
-        out += guarded([(e.guard, f"  {e.name}({call_args(e.params)});")])
-    out += ["  // The collective launch is written by hand (C++, inline, over the CUDA runtime).",
-            "  int grid = 0;",
-            "  nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);",
-            "  nvshmemx_collective_launch(gshmemt_ptr, dim3(1), dim3(1), nullptr, 0, cudaStream_t{});",
-            "}", "", "int main() { return 0; }", ""]
+    if part == 0:
+        out += ["", "void gshmemt_all_host_names(void *gshmemt_ptr) {"]
+        for e in host:
+            out += guarded([(e.guard, f"  {e.name}({call_args(e.params)});")])
+        out += ["  // The collective launch is written by hand (C++, inline, over the CUDA runtime).",
+                "  int grid = 0;",
+                "  nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);",
+                "  nvshmemx_collective_launch(gshmemt_ptr, dim3(1), dim3(1), nullptr, 0, cudaStream_t{});",
+                "}", "", "int main() { return 0; }"]
+    out.append("")
     return "\n".join(out)
 
 
@@ -787,6 +843,13 @@ def gen_type_lists(types):
         ("AMO_STD", lambda c: "AMO_STD" in c, "the standard AMO types"),
         ("AMO_BIT", lambda c: "AMO_BIT" in c, "the bitwise AMO types"),
         ("AMO_EXT", lambda c: "AMO_EXT" in c, "the extended AMO types"),
+        ("REDUCE_BIT", lambda c: "REDUCE_BIT" in c, "the types of the and/or/xor reductions"),
+        ("REDUCE_STD", lambda c: "REDUCE_STD" in c and "FP16" not in c,
+         "the types of the min/max reductions without the 16-bit floats"),
+        ("REDUCE_ARITH", lambda c: "REDUCE_ARITH" in c and "FP16" not in c,
+         "the types of the sum/prod reductions without the 16-bit floats"),
+        ("REDUCE_FP16", lambda c: "REDUCE_ARITH" in c and "FP16" in c,
+         "the 16-bit float types of the min/max/sum/prod reductions (need cuda_fp16.h)"),
     ]
     out = [f"// {HEADER_NOTE}",
            "// The types of each API family as X-macro lists, X(NAME, C_TYPE), so that tests cover every type",
@@ -807,7 +870,8 @@ OUTPUTS = {
     "codegen/gen/host_symbols.txt": gen_symbol_list,
     "codegen/gen/device_names.txt": gen_device_name_list,
     "test/gpu/gen/rma_names.cuh": gen_gpu_names_test,
-    "test/compile/gen/all_names.cu": gen_all_names_test,
+    **{f"test/compile/gen/all_names_part{k}.cu": (lambda types, k=k: gen_all_names_test(types, k))
+       for k in range(ALL_NAMES_PARTS)},
     "test/gen/type_lists.h": gen_type_lists,
 }
 

@@ -15,7 +15,7 @@ namespace {
 using detail::CollOp;
 using detail::TeamSlot;
 
-[[maybe_unused]] const char* op_name(CollOp op) {
+const char* op_name(CollOp op) {
   switch (op) {
     case CollOp::kBarrier:
       return "barrier";
@@ -27,6 +27,10 @@ using detail::TeamSlot;
       return "fcollect";
     case CollOp::kAlltoall:
       return "alltoall";
+    case CollOp::kReduce:
+      return "reduce";
+    case CollOp::kReducescatter:
+      return "reducescatter";
   }
   return "?";
 }
@@ -36,7 +40,7 @@ class HostCollEngine final : public CollEngine {
  public:
   HostCollEngine(const SymmetricHeap& heap, FlagWait wait) : heap_(heap), wait_(std::move(wait)) {}
 
-  Status run(const CollCall& c, const TeamSlot& t, bool, void*, const char* api) override {
+  Status run(const CollCall& c, const TeamSlot& t, int, bool, void*, const char* api) override {
     Ops ops{this, &t, c.team, api};
     char* dest = static_cast<char*>(c.dest);
     const char* src = static_cast<const char*>(c.src);
@@ -54,12 +58,35 @@ class HostCollEngine final : public CollEngine {
       case CollOp::kAlltoall:
         detail::alltoall(ops, t, dest, src, c.bytes);
         break;
+      case CollOp::kReduce:
+      case CollOp::kReducescatter: {
+        ByValue r{&ops, &t, c.op == CollOp::kReducescatter, c.dest, c.src, c.bytes / detail::reduce_type_size(c.dtype)};
+        if (!detail::reduce_dispatch(c.dtype, c.redop, r)) return GSHMEM_ERROR_INVALID_VALUE;
+        break;
+      }
     }
     return GSHMEM_SUCCESS;
   }
 
  private:
   struct Ops;
+  // A reduction of (type, op) given as values, in the templates of reduce_algo.h.
+  struct ByValue {
+    Ops* ops;
+    const TeamSlot* t;
+    bool scatter;
+    void* dest;
+    const void* src;
+    size_t n;
+    template <detail::ReduceOp Op, class T>
+    void run() {
+      if (scatter) {
+        detail::reducescatter<Op>(*ops, *t, static_cast<T*>(dest), static_cast<const T*>(src), n);
+      } else {
+        detail::reduce<Op>(*ops, *t, static_cast<T*>(dest), static_cast<const T*>(src), n);
+      }
+    }
+  };
   struct Flags {
     const HostCollEngine* e;
     const TeamSlot* t;
@@ -80,10 +107,19 @@ class HostCollEngine final : public CollEngine {
     const TeamSlot* t;
     int team;
     const char* api;
-    void put(int i, char* dest, const char* src, size_t bytes) {
-      char* to = e->heap_.peer_base(t->pe(i)) + (dest - e->heap_.base());
-      std::memmove(to, src, bytes);
+    void put(int i, char* dest, const char* src, size_t bytes) { std::memmove(peer(i, dest), src, bytes); }
+    template <class T>
+    T* peer(int i, T* p) const {
+      const char* c = reinterpret_cast<const char*>(p);
+      return reinterpret_cast<T*>(e->heap_.peer_base(t->pe(i)) + (c - e->heap_.base()));
     }
+    template <class T>
+    T load(const T* p) const {
+      return *p;
+    }
+    int rank() const { return 0; }
+    int threads() const { return 1; }
+    void sync() { barrier(); }
     void barrier() {
       auto* seq = reinterpret_cast<uint64_t*>(e->heap_.base() + t->sync + detail::SyncLayout(t->size).seq);
       const uint64_t n = ++*seq;
@@ -122,7 +158,8 @@ Status Collectives::run(const CollCall& c, bool on_stream, void* stream, const c
   }
   const uint64_t n = static_cast<uint64_t>(info->size());
   uint64_t total = c.bytes;
-  if ((c.op == CollOp::kFcollect || c.op == CollOp::kAlltoall) && __builtin_mul_overflow(c.bytes, n, &total)) {
+  if ((c.op == CollOp::kFcollect || c.op == CollOp::kAlltoall || c.op == CollOp::kReducescatter) &&
+      __builtin_mul_overflow(c.bytes, n, &total)) {
     GSHMEM_ERROR("%s: %llu bytes per PE for %llu PEs overflow the address space", api,
                  static_cast<unsigned long long>(c.bytes), static_cast<unsigned long long>(n));
     return GSHMEM_ERROR_INVALID_VALUE;
@@ -143,12 +180,52 @@ Status Collectives::run(const CollCall& c, bool on_stream, void* stream, const c
     case CollOp::kAlltoall:
       if (!check_buffer(c.dest, total, "destination", api)) return GSHMEM_ERROR_INVALID_VALUE;
       break;
+    case CollOp::kReduce:
+    case CollOp::kReducescatter: {
+      if (!detail::reduce_op_allowed(c.dtype, c.redop)) {
+        GSHMEM_ERROR("%s: this operation is not defined for this element type", api);
+        return GSHMEM_ERROR_INVALID_VALUE;
+      }
+      const bool scatter = c.op == CollOp::kReducescatter;
+      const uint64_t src_bytes = scatter ? total : c.bytes;
+      if (!check_buffer(c.dest, c.bytes, "destination", api) || !check_buffer(c.src, src_bytes, "source", api)) {
+        return GSHMEM_ERROR_INVALID_VALUE;
+      }
+      const char* d = static_cast<const char*>(c.dest);
+      const char* s = static_cast<const char*>(c.src);
+      const bool overlap = c.bytes > 0 && d < s + src_bytes && s < d + c.bytes;
+      if (overlap && (scatter || d != s)) {
+        GSHMEM_ERROR("%s: the destination [%p, +%llu bytes) overlaps the source [%p, +%llu bytes); %s", api, c.dest,
+                     static_cast<unsigned long long>(c.bytes), c.src, static_cast<unsigned long long>(src_bytes),
+                     scatter ? "dest and source must not overlap" : "only dest == source (in place) is allowed");
+        return GSHMEM_ERROR_INVALID_VALUE;
+      }
+      break;
+    }
     default:
       break;
   }
+  if (check_arguments_ && c.op != CollOp::kBarrier && c.op != CollOp::kSync) {
+    const int32_t what =
+        static_cast<int32_t>(c.op) | static_cast<int32_t>(c.dtype) << 8 | static_cast<int32_t>(c.redop) << 16;
+    const int32_t root = c.op == CollOp::kBroadcast ? c.root : 0;
+    GSHMEM_CHECK(
+        teams_.same_arguments(c.team, what, root, c.bytes, "arguments", api, [](int32_t w, int32_t r, uint64_t bytes) {
+          const auto op = static_cast<CollOp>(w & 0xff);
+          std::string s = log::format("%s of %llu bytes", op_name(op), static_cast<unsigned long long>(bytes));
+          if (op == CollOp::kBroadcast) s += log::format(" from root %d", r);
+          if (op == CollOp::kReduce || op == CollOp::kReducescatter) {
+            static const char* const types[] = {"int8",  "uint8",  "int16", "uint16",   "int32", "uint32",
+                                                "int64", "uint64", "half",  "bfloat16", "float", "double"};
+            static const char* const ops[] = {"and", "or", "xor", "min", "max", "sum", "prod", "maxloc"};
+            s += log::format(" (%s %s)", types[((w >> 8) & 0xff) % 12], ops[((w >> 16) & 0xff) % 8]);
+          }
+          return s;
+        }));
+  }
   GSHMEM_TRACE(kColl, "%s on team %d: %s of %llu bytes", api, c.team, op_name(c.op),
                static_cast<unsigned long long>(c.bytes));
-  return engine_->run(c, *slot, on_stream, stream, api);
+  return engine_->run(c, *slot, info->size(), on_stream, stream, api);
 }
 
 }  // namespace gshmem

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "gshmem/detail/coll_algo.h"
+#include "gshmem/detail/reduce_algo.h"
 #include "gshmem/detail/team.h"
 #include "util/status.h"
 
@@ -24,17 +25,21 @@ struct CollCall {
   detail::CollOp op = detail::CollOp::kBarrier;
   int32_t team = 0;
   int32_t root = 0;
+  detail::ReduceType dtype = detail::ReduceType::kI32;  // reductions: the element type ...
+  detail::ReduceOp redop = detail::ReduceOp::kSum;      // ... and the operation
+  int32_t grid_work = 0;  // GPU: only the data movement, by every block of the grid (coll/plan.h)
   void* dest = nullptr;
   const void* src = nullptr;
-  uint64_t bytes = 0;  // per block (broadcast: the whole message)
+  uint64_t bytes = 0;  // per block (broadcast and reduce: the whole message; reducescatter: dest)
 };
 
 class CollEngine {
  public:
   virtual ~CollEngine() = default;
-  // Runs `call` on the team whose slot (this PE's view, in its heap) is `slot`: in order on `stream`
-  // when `on_stream`, else before it returns.
-  virtual Status run(const CollCall& call, const detail::TeamSlot& slot, bool on_stream, void* stream,
+  // Runs `call` on the team of `members` PEs whose slot (this PE's view, in its heap: GPU memory on the
+  // GPU backend, which the host must not read) is `slot`: in order on `stream` when `on_stream`, else
+  // before it returns.
+  virtual Status run(const CollCall& call, const detail::TeamSlot& slot, int members, bool on_stream, void* stream,
                      const char* api) = 0;
 };
 
@@ -47,17 +52,21 @@ std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, Fla
 
 class Collectives {
  public:
-  Collectives(const Teams& teams, const SymmetricHeap& heap) : teams_(teams), heap_(heap) {}
+  Collectives(Teams& teams, const SymmetricHeap& heap) : teams_(teams), heap_(heap) {}
   void set_engine(CollEngine* engine) { engine_ = engine; }
+  // With `check`, every host or on-stream collective first checks that the members passed the same
+  // arguments (NVSHMEM_ENABLE_ERROR_CHECKS): one exchange of the team per call.
+  void set_check_arguments(bool check) { check_arguments_ = check; }
   // A collective on `team` from the host (`on_stream`: ordered on `stream`). Invalid arguments get a
   // message naming them and an error status.
   Status run(const CollCall& call, bool on_stream, void* stream, const char* api);
 
  private:
   bool check_buffer(const void* p, uint64_t bytes, const char* what, const char* api) const;
-  const Teams& teams_;
+  Teams& teams_;
   const SymmetricHeap& heap_;
   CollEngine* engine_ = nullptr;
+  bool check_arguments_ = false;
 };
 
 }  // namespace gshmem

@@ -30,8 +30,7 @@ bool read_config(const nvshmem_team_config_t* config, long mask, TeamConfig* out
 }
 
 int run(detail::CollOp op, nvshmem_team_t team, void* dest, const void* src, size_t bytes, int root, const char* api,
-        bool on_stream, cudaStream_t stream) {
-  CollCall c;
+        bool on_stream, cudaStream_t stream, CollCall c = CollCall{}) {
   c.op = op;
   c.team = team;
   c.dest = dest;
@@ -167,6 +166,26 @@ int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, 
 }
 int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream) {
   return run(detail::CollOp::kAlltoall, team, dest, source, bytes, 0, api, true, stream);
+}
+
+namespace {
+int run_reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
+               detail::ReduceOp op, bool scatter, const char* api, bool on_stream, cudaStream_t stream) {
+  CollCall c;
+  c.dtype = type;
+  c.redop = op;
+  return run(scatter ? detail::CollOp::kReducescatter : detail::CollOp::kReduce, team, dest, source,
+             elem_bytes(nreduce, detail::reduce_type_size(type), api), 0, api, on_stream, stream, c);
+}
+}  // namespace
+
+int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
+           detail::ReduceOp op, bool scatter, const char* api) {
+  return run_reduce(team, dest, source, nreduce, type, op, scatter, api, false, nullptr);
+}
+int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
+           detail::ReduceOp op, bool scatter, const char* api, cudaStream_t stream) {
+  return run_reduce(team, dest, source, nreduce, type, op, scatter, api, true, stream);
 }
 
 }  // namespace compat

@@ -12,6 +12,7 @@
 #include "core/runtime.h"
 #include "gshmem/compat/gen/nvshmem_host.h"
 #include "gshmem/compat/nvshmem_types.h"
+#include "gshmem/detail/reduce_algo.h"
 #include "transport/transport.h"
 
 namespace gshmem {
@@ -49,6 +50,8 @@ void* malloc(size_t size);
 void* calloc(size_t count, size_t size);
 void* realloc(void* ptr, size_t size);
 void* mc_ptr(int team, const void* ptr);
+void* buffer_register_symmetric(void* buf, size_t size, int flags);
+int buffer_unregister_symmetric(void* mmap_ptr, size_t size);
 void* align(size_t alignment, size_t size);
 void free(void* ptr);
 void* ptr(const void* ptr, int pe);
@@ -167,6 +170,11 @@ int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, 
 int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream);
 int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api);
 int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream);
+// Reductions: `nreduce` elements of `type` (reducescatter: per member's block of the source).
+int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
+           detail::ReduceOp op, bool scatter, const char* api);
+int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
+           detail::ReduceOp op, bool scatter, const char* api, cudaStream_t stream);
 
 void quiet();
 void fence();

@@ -53,10 +53,88 @@ __device__ void wait_all(int cmp, const void* ivars, unsigned long long n, const
 // quiet_on_stream with the copy engines in use: waits for the copies handed to them before.
 extern "C" __global__ void gshmemi_quiet_kernel() { gshmem::dev::quiet(); }
 
-// The host and on-stream collectives of the GPU backend: one block runs the device algorithm.
+namespace {
+
+// The data movement of a collective by every block of the grid, without the team's synchronisation
+// (the launches before and after it do that: coll/plan.h). Each block takes a slice of every copy;
+// each thread of the grid a share of the reduced elements.
+struct GridOps {
+  const gshmem::detail::TeamSlot& t;
+  __device__ void put(int i, char* dest, const char* src, size_t bytes) {
+    const size_t per = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~static_cast<size_t>(15);
+    const size_t begin = per * blockIdx.x;
+    if (begin >= bytes) return;
+    const size_t n = bytes - begin < per ? bytes - begin : per;
+    gshmem::detail::group_copy<gshmem::Scope::kBlock>(gshmem::dev::peer_address(dest + begin, t.pe(i)), src + begin, n);
+  }
+  template <class T>
+  __device__ T* peer(int i, T* p) const {
+    return reinterpret_cast<T*>(gshmem::dev::peer_address(p, t.pe(i)));
+  }
+  template <class T>
+  __device__ T load(const T* p) const {
+    return gshmem::dev::detail_reduce::load_cg(p);
+  }
+  __device__ int rank() const { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+  __device__ int threads() const { return static_cast<int>(gridDim.x * blockDim.x); }
+  __device__ void sync() const {}
+  __device__ void barrier() const {}
+};
+
+struct GridReduce {
+  GridOps* ops;
+  bool scatter;
+  void* dest;
+  const void* src;
+  size_t n;
+  template <gshmem::detail::ReduceOp Op, class T>
+  __device__ void run() {
+    if (scatter) {
+      gshmem::detail::reducescatter<Op>(*ops, ops->t, static_cast<T*>(dest), static_cast<const T*>(src), n);
+    } else {
+      gshmem::detail::reduce<Op>(*ops, ops->t, static_cast<T*>(dest), static_cast<const T*>(src), n);
+    }
+  }
+};
+
+__device__ void grid_work(const gshmem::CollCall& c) {
+  using gshmem::detail::CollOp;
+  GridOps ops{gshmem::dev::detail_team::member_slot(c.team, "a collective")};
+  char* dest = static_cast<char*>(c.dest);
+  const char* src = static_cast<const char*>(c.src);
+  switch (c.op) {
+    case CollOp::kBroadcast:
+      gshmem::detail::broadcast(ops, ops.t, dest, src, c.bytes, c.root);
+      break;
+    case CollOp::kFcollect:
+      gshmem::detail::fcollect(ops, ops.t, dest, src, c.bytes);
+      break;
+    case CollOp::kAlltoall:
+      gshmem::detail::alltoall(ops, ops.t, dest, src, c.bytes);
+      break;
+    case CollOp::kReduce:
+    case CollOp::kReducescatter: {
+      GridReduce r{&ops, c.op == CollOp::kReducescatter, c.dest, c.src,
+                   c.bytes / gshmem::detail::reduce_type_size(c.dtype)};
+      gshmem::detail::reduce_dispatch(c.dtype, c.redop, r);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+// The host and on-stream collectives of the GPU backend: one block runs the device algorithm, or
+// (grid_work) every block of the grid moves a share of the data.
 extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
   using gshmem::Scope;
   using gshmem::detail::CollOp;
+  if (c.grid_work) {
+    grid_work(c);
+    return;
+  }
   switch (c.op) {
     case CollOp::kBarrier:
       gshmem::dev::team_barrier<Scope::kBlock>(c.team);
@@ -72,6 +150,11 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
       break;
     case CollOp::kAlltoall:
       gshmem::dev::alltoallmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes);
+      break;
+    case CollOp::kReduce:
+    case CollOp::kReducescatter:
+      gshmem::dev::reduce_by_value<Scope::kBlock>(c.team, c.dtype, c.redop, c.op == CollOp::kReducescatter, c.dest,
+                                                  c.src, c.bytes / gshmem::detail::reduce_type_size(c.dtype));
       break;
   }
 }

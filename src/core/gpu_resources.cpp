@@ -92,14 +92,18 @@ class CudaGpuResources final : public GpuResources {
         [this](const std::vector<int>& left) { return missing_text(&left); });
   }
 
-  Status collective(const CollCall& call, bool on_stream, void* stream, const WaitWatch::Options* watch) override {
+  Status collective(const CollLaunch* launches, int count, bool on_stream, void* stream,
+                    const WaitWatch::Options* watch) override {
     CUstream s = on_stream ? static_cast<CUstream>(stream) : internal_stream_;
     if (!on_stream) GSHMEM_CHECK(after_legacy_stream());
-    CollCall c = call;
-    void* params[] = {&c};
-    GSHMEM_CU_CHECK(cuLaunchKernel, coll_fn_, 1, 1, 1, kCollThreads, 1, 1, 0, s, params, nullptr);
+    for (int i = 0; i < count; ++i) {
+      CollCall c = launches[i].call;
+      void* params[] = {&c};
+      GSHMEM_CU_CHECK(cuLaunchKernel, coll_fn_, launches[i].blocks, 1, 1, launches[i].threads, 1, 1, 0, s, params,
+                      nullptr);
+    }
     if (on_stream) return GSHMEM_SUCCESS;
-    const int team = call.team;
+    const int team = launches[0].call.team;
     return wait_internal(
         watch, "a collective",
         [team] { return log::format(" in a collective of team %d (for the other members to arrive)", team); },
@@ -115,9 +119,6 @@ class CudaGpuResources final : public GpuResources {
     GSHMEM_CU_CHECK(cuStreamWaitEvent, internal_stream_, legacy_done_, 0);
     return GSHMEM_SUCCESS;
   }
-
-  // Threads of the library's collective kernel (one block).
-  static constexpr unsigned kCollThreads = 512;
 
   // Waits for the internal stream, checking as `watch_options` says; `describe` tells what it waits
   // for, `left_text` which of the PEs that have left it waits for ("" if none).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coll/collectives.h"
+#include "coll/plan.h"
 #include "core/wait_watch.h"
 #include "gshmem/detail/team.h"
 #include "util/status.h"
@@ -35,9 +36,10 @@ class GpuResources {
   // Runs the all-PE barrier kernel on `stream`; with nullptr on the internal stream, then waits for
   // it, checking as `watch` says (warning, timeout, PEs that have left).
   virtual Status barrier(void* stream, const WaitWatch::Options* watch) = 0;
-  // Runs a collective in the library's collective kernel (one block): in order on `stream` when
-  // `on_stream`, else on the internal stream, waiting for it as `watch` says.
-  virtual Status collective(const CollCall& call, bool on_stream, void* stream, const WaitWatch::Options* watch) = 0;
+  // Runs a collective as `count` launches of the library's collective kernel (coll/plan.h): in order
+  // on `stream` when `on_stream`, else on the internal stream, waiting for it as `watch` says.
+  virtual Status collective(const CollLaunch* launches, int count, bool on_stream, void* stream,
+                            const WaitWatch::Options* watch) = 0;
   // Completes every copy that kernels handed to the copy engines before the call (host quiet).
   virtual Status quiet() = 0;
   // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before

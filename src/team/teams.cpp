@@ -255,6 +255,21 @@ Status Teams::exchange(TeamInfo& parent, const ExchangeRecord& mine, std::vector
   return sv_.transport->read_words(all->data(), heap_base() + parent.sync + buffer, sizeof mine * n, 8);
 }
 
+Status Teams::same_arguments(int team, int32_t a, int32_t b, uint64_t n, const char* what, const char* api,
+                             const std::function<std::string(int32_t, int32_t, uint64_t)>& args) {
+  TeamInfo* t = parent_of(team, api);
+  if (!t) return GSHMEM_ERROR_INVALID_VALUE;
+  ExchangeRecord mine{};
+  mine.serial = static_cast<int32_t>(t->splits + 1);
+  mine.a = a;
+  mine.b = b;
+  mine.c = static_cast<int32_t>(n ^ (n >> 32));
+  mine.sync1 = n;
+  std::vector<ExchangeRecord> all;
+  GSHMEM_CHECK(exchange(*t, mine, &all, api));
+  return agree(*t, all, what, api, [&](const ExchangeRecord& r) { return args(r.a, r.b, r.sync1); });
+}
+
 Status Teams::split_strided(int parent_id, int start, int stride, int size, const TeamConfig& config, int* out,
                             const char* api) {
   *out = GSHMEM_TEAM_INVALID;

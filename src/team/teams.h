@@ -86,6 +86,12 @@ class Teams {
   static uint64_t area_bytes(int n);
   size_t alive() const;
 
+  // Whether every member of `team` passed the same (a, b, n) to a collective: one exchange of the
+  // team. Otherwise a message listing each PE's `args(a, b, n)`, and GSHMEM_ERROR_SYMMETRY on every
+  // member alike. Collective over the team.
+  Status same_arguments(int team, int32_t a, int32_t b, uint64_t n, const char* what, const char* api,
+                        const std::function<std::string(int32_t, int32_t, uint64_t)>& args);
+
  private:
   char* heap_base() const;
   Status allocate_area(int n, uint64_t* offset, const char* api);

@@ -20,3 +20,15 @@
 
 // the extended AMO types
 #define GSHMEMT_TYPES_AMO_EXT(X) X(float, float) X(double, double)
+
+// the types of the and/or/xor reductions
+#define GSHMEMT_TYPES_REDUCE_BIT(X) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)
+
+// the types of the min/max reductions without the 16-bit floats
+#define GSHMEMT_TYPES_REDUCE_STD(X) X(float, float) X(double, double) X(char, char) X(short, short) X(schar, signed char) X(int, int) X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)
+
+// the types of the sum/prod reductions without the 16-bit floats
+#define GSHMEMT_TYPES_REDUCE_ARITH(X) X(float, float) X(double, double) X(char, char) X(short, short) X(schar, signed char) X(int, int) X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)
+
+// the 16-bit float types of the min/max/sum/prod reductions (need cuda_fp16.h)
+#define GSHMEMT_TYPES_REDUCE_FP16(X) X(bfloat16, __nv_bfloat16) X(half, __half)

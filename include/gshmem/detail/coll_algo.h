@@ -31,7 +31,7 @@ namespace gshmem {
 namespace detail {
 
 // The collectives, as the host library and its kernels name them.
-enum class CollOp : int32_t { kBarrier = 0, kSync, kBroadcast, kFcollect, kAlltoall };
+enum class CollOp : int32_t { kBarrier = 0, kSync, kBroadcast, kFcollect, kAlltoall, kReduce, kReducescatter };
 
 // Every member's `dest` receives `bytes` from the root's `src` (the root's own too, unless dest is src).
 template <class Ops>

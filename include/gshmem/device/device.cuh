@@ -11,6 +11,7 @@
 //   gshmem::dev::team_my_pe(team), team_n_pes(team), team_translate_pe(...), team_barrier<Scope>(team),
 //                                                       team_sync<Scope>(team)              (team.cuh)
 //   gshmem::dev::broadcast<Scope>(team, ...), fcollect, alltoall and their *mem forms     (coll.cuh)
+//   gshmem::dev::reduce<Scope, Op>(team, dest, src, n), reducescatter, maxloc_reduce      (reduce.cuh)
 //
 // Scope is gshmem::Scope::kThread, kWarp, kWarpgroup or kBlock. The NVSHMEM names (nvshmem.h) forward here.
 #pragma once
@@ -20,6 +21,7 @@
 #include "gshmem/device/copy.cuh"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/query.cuh"
+#include "gshmem/device/reduce.cuh"
 #include "gshmem/device/rma.cuh"
 #include "gshmem/device/scope.cuh"
 #include "gshmem/device/signal.cuh"

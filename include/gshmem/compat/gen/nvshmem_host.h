@@ -39,6 +39,10 @@ GSHMEM_API void *nvshmem_align(size_t alignment, size_t size);
 GSHMEM_API void nvshmem_free(void *ptr);
 /* Collective: a block of `size` bytes holding the first bytes of `ptr`'s, which is freed; NULL `ptr` allocates, size 0 frees and returns NULL. */
 GSHMEM_API void *nvshmem_realloc(void *ptr, size_t size);
+/* Collective: maps the caller's GPU buffer (made with cuMemCreate, exportable as a POSIX file descriptor) into the symmetric space; returns its symmetric address, or NULL with a message. */
+GSHMEM_API void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags);
+/* Collective: removes a buffer mapped by nvshmemx_buffer_register_symmetric (a barrier first); 0 or an error. */
+GSHMEM_API int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 /* nvshmemx_init_attr for programs that use only the host library (the same here: the device API needs no separate library). */
 GSHMEM_API int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attributes);
 /* nvshmem_finalize for programs started with nvshmemx_hostlib_init_attr. */
@@ -545,6 +549,314 @@ GSHMEM_API int nvshmemx_uint64_alltoall_on_stream(nvshmem_team_t team, uint64_t 
 GSHMEM_API int nvshmemx_size_alltoall_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, cudaStream_t stream);
 GSHMEM_API int nvshmemx_ptrdiff_alltoall_on_stream(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, cudaStream_t stream);
 GSHMEM_API int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_and_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_and_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_and_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_and_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_and_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_and_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_and_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_and_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_and_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_and_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_and_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_and_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_and_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_and_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_or_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_or_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_or_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_or_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_or_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_or_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_or_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_or_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_or_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_or_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_or_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_or_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_or_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_or_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_xor_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_xor_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_xor_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_xor_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_xor_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_xor_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_xor_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_xor_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_xor_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_xor_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_xor_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_xor_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_xor_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_xor_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_min_reduce_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_min_reduce_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_min_reduce_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_min_reduce_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_min_reduce_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_min_reduce_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_min_reduce_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_min_reduce_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_min_reduce_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_min_reduce_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_min_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_min_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_min_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_min_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_min_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_min_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_min_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_min_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_min_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_min_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_min_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_min_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_min_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_min_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_max_reduce_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_max_reduce_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_max_reduce_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_max_reduce_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_max_reduce_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_max_reduce_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_max_reduce_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_max_reduce_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_max_reduce_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_max_reduce_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_max_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_max_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_max_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_max_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_max_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_max_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_max_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_max_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_max_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_max_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_max_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_max_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_max_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_max_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_sum_reduce_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_sum_reduce_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_sum_reduce_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_sum_reduce_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_sum_reduce_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_sum_reduce_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_sum_reduce_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_sum_reduce_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_sum_reduce_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_sum_reduce_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_sum_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_sum_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_sum_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_sum_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_sum_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_sum_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_sum_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_sum_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_sum_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_sum_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_sum_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_sum_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_sum_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_sum_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_prod_reduce_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_prod_reduce_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_prod_reduce_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_prod_reduce_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_prod_reduce_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_prod_reduce_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_prod_reduce_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_prod_reduce_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_prod_reduce_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_prod_reduce_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_prod_reduce_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_prod_reduce_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_prod_reduce_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_prod_reduce_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_prod_reduce_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_prod_reduce_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_prod_reduce_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_prod_reduce_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_prod_reduce_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_prod_reduce_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_prod_reduce_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_prod_reduce_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_prod_reduce_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_prod_reduce_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_and_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_and_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_and_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_and_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_and_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_and_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_and_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_and_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_and_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_and_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_and_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_and_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_and_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_and_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_or_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_or_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_or_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_or_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_or_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_or_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_or_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_or_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_or_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_or_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_or_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_or_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_or_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_or_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_xor_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_xor_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_xor_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_xor_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_xor_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_xor_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_xor_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_xor_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_xor_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_xor_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_xor_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_xor_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_xor_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_xor_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_min_reducescatter_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_min_reducescatter_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_min_reducescatter_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_min_reducescatter_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_min_reducescatter_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_min_reducescatter_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_min_reducescatter_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_min_reducescatter_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_min_reducescatter_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_min_reducescatter_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_min_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_min_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_min_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_min_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_min_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_min_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_min_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_min_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_min_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_min_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_min_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_min_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_min_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_min_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_max_reducescatter_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_max_reducescatter_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_max_reducescatter_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_max_reducescatter_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_max_reducescatter_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_max_reducescatter_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_max_reducescatter_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_max_reducescatter_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_max_reducescatter_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_max_reducescatter_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_max_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_max_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_max_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_max_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_max_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_max_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_max_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_max_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_max_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_max_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_max_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_max_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_max_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_max_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_sum_reducescatter_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_sum_reducescatter_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_sum_reducescatter_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_sum_reducescatter_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_sum_reducescatter_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_sum_reducescatter_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_sum_reducescatter_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_sum_reducescatter_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_sum_reducescatter_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_sum_reducescatter_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_sum_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_sum_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_sum_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_sum_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_sum_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_sum_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_sum_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_sum_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_sum_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_sum_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_sum_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_sum_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_sum_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_sum_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_bfloat16_prod_reducescatter_on_stream(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce, cudaStream_t stream);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmemx_half_prod_reducescatter_on_stream(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce, cudaStream_t stream);
+#endif
+GSHMEM_API int nvshmemx_float_prod_reducescatter_on_stream(nvshmem_team_t team, float *dest, const float *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_double_prod_reducescatter_on_stream(nvshmem_team_t team, double *dest, const double *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_char_prod_reducescatter_on_stream(nvshmem_team_t team, char *dest, const char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_short_prod_reducescatter_on_stream(nvshmem_team_t team, short *dest, const short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_schar_prod_reducescatter_on_stream(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int_prod_reducescatter_on_stream(nvshmem_team_t team, int *dest, const int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_long_prod_reducescatter_on_stream(nvshmem_team_t team, long *dest, const long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_longlong_prod_reducescatter_on_stream(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uchar_prod_reducescatter_on_stream(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ushort_prod_reducescatter_on_stream(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint_prod_reducescatter_on_stream(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulong_prod_reducescatter_on_stream(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_ulonglong_prod_reducescatter_on_stream(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int8_prod_reducescatter_on_stream(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int16_prod_reducescatter_on_stream(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int32_prod_reducescatter_on_stream(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_int64_prod_reducescatter_on_stream(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint8_prod_reducescatter_on_stream(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint16_prod_reducescatter_on_stream(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint32_prod_reducescatter_on_stream(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_uint64_prod_reducescatter_on_stream(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int nvshmemx_size_prod_reducescatter_on_stream(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, cudaStream_t stream);
 
 #if !defined(__CUDA_ARCH__)
 /* host and device */
@@ -1354,6 +1666,314 @@ GSHMEM_API int nvshmem_uint64_alltoall(nvshmem_team_t team, uint64_t *dest, cons
 GSHMEM_API int nvshmem_size_alltoall(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
 GSHMEM_API int nvshmem_ptrdiff_alltoall(nvshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
 GSHMEM_API int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+GSHMEM_API int nvshmem_uchar_and_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_and_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_and_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_and_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_and_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_and_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_and_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_and_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_and_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_and_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_and_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_and_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_and_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_and_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_or_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_or_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_or_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_or_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_or_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_or_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_or_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_or_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_or_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_or_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_or_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_or_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_or_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_or_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_xor_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_xor_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_xor_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_xor_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_xor_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_xor_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_xor_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_xor_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_xor_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_xor_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_xor_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_xor_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_xor_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_xor_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_min_reduce(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_min_reduce(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_min_reduce(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_min_reduce(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_min_reduce(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_min_reduce(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_min_reduce(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_min_reduce(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_min_reduce(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_min_reduce(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_min_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_min_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_min_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_min_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_min_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_min_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_min_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_min_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_min_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_min_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_min_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_min_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_min_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_min_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_max_reduce(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_max_reduce(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_max_reduce(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_max_reduce(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_max_reduce(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_max_reduce(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_max_reduce(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_max_reduce(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_max_reduce(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_max_reduce(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_max_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_max_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_max_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_max_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_max_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_max_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_max_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_max_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_max_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_max_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_max_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_max_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_max_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_max_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_sum_reduce(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_sum_reduce(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_sum_reduce(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_sum_reduce(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_sum_reduce(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_sum_reduce(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_sum_reduce(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_sum_reduce(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_sum_reduce(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_sum_reduce(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_sum_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_sum_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_sum_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_sum_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_sum_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_sum_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_sum_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_sum_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_sum_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_sum_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_sum_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_sum_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_sum_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_sum_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_prod_reduce(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_prod_reduce(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_prod_reduce(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_prod_reduce(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_prod_reduce(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_prod_reduce(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_prod_reduce(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_prod_reduce(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_prod_reduce(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_prod_reduce(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_prod_reduce(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_prod_reduce(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_prod_reduce(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_prod_reduce(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_prod_reduce(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_prod_reduce(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_prod_reduce(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_prod_reduce(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_prod_reduce(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_prod_reduce(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_prod_reduce(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_prod_reduce(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_prod_reduce(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_prod_reduce(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_and_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_and_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_and_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_and_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_and_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_and_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_and_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_and_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_and_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_and_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_and_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_and_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_and_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_and_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_or_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_or_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_or_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_or_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_or_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_or_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_or_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_or_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_or_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_or_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_or_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_or_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_or_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_or_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_xor_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_xor_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_xor_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_xor_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_xor_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_xor_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_xor_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_xor_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_xor_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_xor_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_xor_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_xor_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_xor_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_xor_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_min_reducescatter(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_min_reducescatter(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_min_reducescatter(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_min_reducescatter(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_min_reducescatter(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_min_reducescatter(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_min_reducescatter(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_min_reducescatter(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_min_reducescatter(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_min_reducescatter(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_min_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_min_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_min_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_min_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_min_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_min_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_min_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_min_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_min_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_min_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_min_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_min_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_min_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_min_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_max_reducescatter(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_max_reducescatter(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_max_reducescatter(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_max_reducescatter(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_max_reducescatter(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_max_reducescatter(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_max_reducescatter(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_max_reducescatter(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_max_reducescatter(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_max_reducescatter(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_max_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_max_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_max_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_max_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_max_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_max_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_max_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_max_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_max_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_max_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_max_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_max_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_max_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_max_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_sum_reducescatter(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_sum_reducescatter(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_sum_reducescatter(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_sum_reducescatter(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_sum_reducescatter(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_sum_reducescatter(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_sum_reducescatter(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_sum_reducescatter(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_sum_reducescatter(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_sum_reducescatter(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_sum_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_sum_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_sum_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_sum_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_sum_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_sum_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_sum_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_sum_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_sum_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_sum_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_sum_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_sum_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_sum_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_sum_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_bfloat16_prod_reducescatter(nvshmem_team_t team, __nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nreduce);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API int nvshmem_half_prod_reducescatter(nvshmem_team_t team, __half *dest, const __half *source, size_t nreduce);
+#endif
+GSHMEM_API int nvshmem_float_prod_reducescatter(nvshmem_team_t team, float *dest, const float *source, size_t nreduce);
+GSHMEM_API int nvshmem_double_prod_reducescatter(nvshmem_team_t team, double *dest, const double *source, size_t nreduce);
+GSHMEM_API int nvshmem_char_prod_reducescatter(nvshmem_team_t team, char *dest, const char *source, size_t nreduce);
+GSHMEM_API int nvshmem_short_prod_reducescatter(nvshmem_team_t team, short *dest, const short *source, size_t nreduce);
+GSHMEM_API int nvshmem_schar_prod_reducescatter(nvshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+GSHMEM_API int nvshmem_int_prod_reducescatter(nvshmem_team_t team, int *dest, const int *source, size_t nreduce);
+GSHMEM_API int nvshmem_long_prod_reducescatter(nvshmem_team_t team, long *dest, const long *source, size_t nreduce);
+GSHMEM_API int nvshmem_longlong_prod_reducescatter(nvshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_uchar_prod_reducescatter(nvshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+GSHMEM_API int nvshmem_ushort_prod_reducescatter(nvshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint_prod_reducescatter(nvshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulong_prod_reducescatter(nvshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+GSHMEM_API int nvshmem_ulonglong_prod_reducescatter(nvshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+GSHMEM_API int nvshmem_int8_prod_reducescatter(nvshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int16_prod_reducescatter(nvshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int32_prod_reducescatter(nvshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_int64_prod_reducescatter(nvshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint8_prod_reducescatter(nvshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint16_prod_reducescatter(nvshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint32_prod_reducescatter(nvshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_uint64_prod_reducescatter(nvshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+GSHMEM_API int nvshmem_size_prod_reducescatter(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 #endif /* !__CUDA_ARCH__ */
 
 #ifdef __cplusplus

@@ -1,0 +1,401 @@
+// The reductions (reduce = all-reduce, and reduce-scatter), written once for kernels (every scope;
+// the host and on-stream forms of the GPU backend run them in the library's kernel) and for the CPU
+// backend's host code, with the operations and element types of NVSHMEM's reduction families.
+//
+// Algorithm (one pass, every member's data read where it lies):
+//   reduce:         team sync (every member's source is ready, its dest free); member k combines
+//                   elements of chunk k (of team-size chunks) over all members' sources and stores
+//                   each result into every member's dest; team barrier with quiet.
+//   reduce-scatter: team sync; member k combines block k of all members' sources into its own dest;
+//                   team sync (no member still reads this PE's source when it returns).
+// Each element is computed by one PE, combining the members' values in team order 0, 1, ..., n-1,
+// so every member holds bit-identical results, and the same input gives the same output whichever
+// PE runs it. In reduce, element e of any dest is written only by the member that read element e
+// of every source, after reading it: dest == source (in place) is safe; partial overlap is not.
+//
+// Semantics of the combination (docs/collectives.md):
+//   integers   sum and prod wrap modulo 2^bits (computed in the unsigned type, signed ones too);
+//              min/max compare in the type; and/or/xor bitwise.
+//   float, double  combined in the type itself, in team order: ((s0 op s1) op s2) ...
+//   half, bfloat16 each value widened to float, combined in float in team order, rounded to the
+//              16-bit type once at the end (round to nearest even).
+//   min/max    NaN if any member's value is NaN; min(-0, +0) = -0 and max(-0, +0) = +0.
+//
+// The caller provides (all threads of the cooperating group call each member together):
+//   ops.peer(i, p)    member i's copy of the symmetric object at p, as a pointer this PE can load
+//                     from and store to
+//   ops.load(p)       a load of a peer's element (device: one that bypasses the SM's L1)
+//   ops.rank(), ops.threads()  this thread's index in the group and the group's size
+//   ops.sync()        the team's sync;  ops.barrier()  the team's barrier with quiet
+#ifndef GSHMEM_DETAIL_REDUCE_ALGO_H_
+#define GSHMEM_DETAIL_REDUCE_ALGO_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "gshmem/detail/team.h"
+
+#if defined(__CUDACC__)
+#define GSHMEMI_RED_FN __host__ __device__ __forceinline__
+#else
+#define GSHMEMI_RED_FN inline
+#endif
+
+namespace gshmem {
+namespace detail {
+
+// The operations, as the host library, its kernels and the generated names pass them.
+enum class ReduceOp : int32_t { kAnd = 0, kOr, kXor, kMin, kMax, kSum, kProd, kMaxloc };
+// The element types by representation (NVSHMEM's type names map onto these).
+enum class ReduceType : int32_t { kI8 = 0, kU8, kI16, kU16, kI32, kU32, kI64, kU64, kF16, kBF16, kF32, kF64 };
+
+// Storage of the 16-bit floats in this header (the same bits as __half and __nv_bfloat16).
+struct F16 {
+  uint16_t bits;
+};
+struct BF16 {
+  uint16_t bits;
+};
+
+template <class T>
+constexpr ReduceType reduce_type_of() {
+  static_assert(std::is_arithmetic<T>::value && sizeof(T) <= 8, "not a reduction type");
+  return std::is_floating_point<T>::value ? (sizeof(T) == 4 ? ReduceType::kF32 : ReduceType::kF64)
+         : sizeof(T) == 1                 ? (std::is_signed<T>::value ? ReduceType::kI8 : ReduceType::kU8)
+         : sizeof(T) == 2                 ? (std::is_signed<T>::value ? ReduceType::kI16 : ReduceType::kU16)
+         : sizeof(T) == 4                 ? (std::is_signed<T>::value ? ReduceType::kI32 : ReduceType::kU32)
+                                          : (std::is_signed<T>::value ? ReduceType::kI64 : ReduceType::kU64);
+}
+
+GSHMEMI_RED_FN constexpr size_t reduce_type_size(ReduceType t) {
+  return t == ReduceType::kI8 || t == ReduceType::kU8                                                        ? 1
+         : t == ReduceType::kI16 || t == ReduceType::kU16 || t == ReduceType::kF16 || t == ReduceType::kBF16 ? 2
+         : t == ReduceType::kI32 || t == ReduceType::kU32 || t == ReduceType::kF32                           ? 4
+                                                                                                             : 8;
+}
+GSHMEMI_RED_FN constexpr bool reduce_type_is_float(ReduceType t) {
+  return t == ReduceType::kF16 || t == ReduceType::kBF16 || t == ReduceType::kF32 || t == ReduceType::kF64;
+}
+
+// ---- the 16-bit floats: widening is exact; narrowing rounds to nearest even (NaN stays NaN).
+template <class To, class From>
+GSHMEMI_RED_FN To bit_cast_value(const From& f) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To t;
+  memcpy(&t, &f, sizeof(To));
+  return t;
+}
+
+GSHMEMI_RED_FN float widen(F16 h) {
+#if defined(__CUDA_ARCH__)
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+  return f;
+#else
+  const uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000u) << 16;
+  const uint32_t exp = (h.bits >> 10) & 0x1fu;
+  const uint32_t mant = h.bits & 0x3ffu;
+  if (exp == 0) {  // zero or subnormal: mant * 2^-24, exact in float
+    const float v = static_cast<float>(mant) * 5.9604644775390625e-8f;
+    return bit_cast_value<float>(bit_cast_value<uint32_t>(v) | sign);
+  }
+  if (exp == 31) return bit_cast_value<float>(sign | 0x7f800000u | (mant << 13));
+  return bit_cast_value<float>(sign | ((exp + 112) << 23) | (mant << 13));
+#endif
+}
+
+GSHMEMI_RED_FN F16 narrow_f16(float f) {
+#if defined(__CUDA_ARCH__)
+  F16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+  return h;
+#else
+  uint32_t x = bit_cast_value<uint32_t>(f);
+  const uint32_t sign = x & 0x80000000u;
+  x ^= sign;
+  uint32_t o;
+  if (x >= (143u << 23)) {  // |f| >= 65536 (or Inf/NaN): Inf, or a quiet NaN
+    o = x > (255u << 23) ? 0x7e00u : 0x7c00u;
+  } else if (x < (113u << 23)) {                            // below the smallest normal half: let float addition round
+    const float magic = bit_cast_value<float>(126u << 23);  // 0.5: aligns bit 0 of the sum with 2^-24
+    o = bit_cast_value<uint32_t>(bit_cast_value<float>(x) + magic) - (126u << 23);
+  } else {  // normal: rebias, round to nearest even on bit 13
+    const uint32_t odd = (x >> 13) & 1u;
+    x += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;
+    o = x >> 13;  // a carry into the exponent gives the next binade or Inf, as rounding should
+  }
+  return F16{static_cast<uint16_t>(o | (sign >> 16))};
+#endif
+}
+
+GSHMEMI_RED_FN float widen(BF16 b) { return bit_cast_value<float>(static_cast<uint32_t>(b.bits) << 16); }
+
+GSHMEMI_RED_FN BF16 narrow_bf16(float f) {
+  uint32_t x = bit_cast_value<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return BF16{static_cast<uint16_t>((x >> 16) | 0x40u)};  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return BF16{static_cast<uint16_t>(x >> 16)};
+}
+
+// ---- the combinations. Combiner<Op, T>: Acc the accumulator type; in/out convert; apply combines.
+template <class F, class Bits>
+GSHMEMI_RED_FN F float_min(F a, F b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return bit_cast_value<F>(static_cast<Bits>(bit_cast_value<Bits>(a) | bit_cast_value<Bits>(b)));
+  return b < a ? b : a;
+}
+template <class F, class Bits>
+GSHMEMI_RED_FN F float_max(F a, F b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return bit_cast_value<F>(static_cast<Bits>(bit_cast_value<Bits>(a) & bit_cast_value<Bits>(b)));
+  return b > a ? b : a;
+}
+
+template <ReduceOp Op, class F, class Bits>
+struct FloatCombine {
+  static GSHMEMI_RED_FN F apply(F a, F b) {
+    if (Op == ReduceOp::kSum) return a + b;
+    if (Op == ReduceOp::kProd) return a * b;
+    if (Op == ReduceOp::kMin) return float_min<F, Bits>(a, b);
+    return float_max<F, Bits>(a, b);
+  }
+};
+
+template <ReduceOp Op, class T, class Enable = void>
+struct Combiner;
+
+template <ReduceOp Op, class T>
+struct Combiner<Op, T, typename std::enable_if<std::is_integral<T>::value>::type> {
+  using Acc = T;
+  static GSHMEMI_RED_FN Acc in(T v) { return v; }
+  static GSHMEMI_RED_FN T out(Acc a) { return a; }
+  static GSHMEMI_RED_FN Acc apply(Acc a, Acc b) {
+    using U = typename std::make_unsigned<T>::type;
+    switch (Op) {
+      case ReduceOp::kAnd:
+        return static_cast<T>(a & b);
+      case ReduceOp::kOr:
+        return static_cast<T>(a | b);
+      case ReduceOp::kXor:
+        return static_cast<T>(a ^ b);
+      case ReduceOp::kMin:
+        return b < a ? b : a;
+      case ReduceOp::kMax:
+        return b > a ? b : a;
+      case ReduceOp::kSum:  // in 64 unsigned bits: no promotion to int, no signed overflow
+        return static_cast<T>(static_cast<U>(static_cast<uint64_t>(static_cast<U>(a)) + static_cast<U>(b)));
+      default:
+        return static_cast<T>(static_cast<U>(static_cast<uint64_t>(static_cast<U>(a)) * static_cast<U>(b)));
+    }
+  }
+};
+template <ReduceOp Op>
+struct Combiner<Op, float> : FloatCombine<Op, float, uint32_t> {
+  using Acc = float;
+  static GSHMEMI_RED_FN float in(float v) { return v; }
+  static GSHMEMI_RED_FN float out(float a) { return a; }
+};
+template <ReduceOp Op>
+struct Combiner<Op, double> : FloatCombine<Op, double, uint64_t> {
+  using Acc = double;
+  static GSHMEMI_RED_FN double in(double v) { return v; }
+  static GSHMEMI_RED_FN double out(double a) { return a; }
+};
+template <ReduceOp Op>
+struct Combiner<Op, F16> : FloatCombine<Op, float, uint32_t> {
+  using Acc = float;
+  static GSHMEMI_RED_FN float in(F16 v) { return widen(v); }
+  static GSHMEMI_RED_FN F16 out(float a) { return narrow_f16(a); }
+};
+template <ReduceOp Op>
+struct Combiner<Op, BF16> : FloatCombine<Op, float, uint32_t> {
+  using Acc = float;
+  static GSHMEMI_RED_FN float in(BF16 v) { return widen(v); }
+  static GSHMEMI_RED_FN BF16 out(float a) { return narrow_bf16(a); }
+};
+
+// Which operations a type has (NVSHMEM's classes: bitwise ops on integers only; maxloc on the device's
+// double2 only, handled there).
+GSHMEMI_RED_FN constexpr bool reduce_op_allowed(ReduceType t, ReduceOp op) {
+  return op == ReduceOp::kMaxloc ? false : !(reduce_type_is_float(t) && op <= ReduceOp::kXor);
+}
+
+// ---- the algorithms.
+// Elements [begin, end) of member `k`'s chunk when `n` elements are shared by `members`; chunks are
+// whole multiples of 16 bytes (but the last), so that no two members store into one 16-byte unit.
+template <class T>
+GSHMEMI_RED_FN void reduce_chunk(size_t n, int members, int k, size_t* begin, size_t* end) {
+  const size_t unit = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
+  size_t per = (n + static_cast<size_t>(members) - 1) / static_cast<size_t>(members);
+  per = (per + unit - 1) / unit * unit;
+  const size_t b = per * static_cast<size_t>(k);
+  *begin = b < n ? b : n;
+  *end = per < n - *begin ? *begin + per : n;
+}
+
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN typename C::Acc combine_members(Ops& ops, const TeamSlot& t, const T* src, size_t e) {
+  typename C::Acc acc = C::in(ops.load(ops.peer(0, src) + e));
+  for (int j = 1; j < t.size; ++j) acc = C::apply(acc, C::in(ops.load(ops.peer(j, src) + e)));
+  return acc;
+}
+
+// 16 bytes of elements, moved by one load or store.
+template <class T>
+struct alignas(16) Vec16 {
+  static constexpr int kCount = static_cast<int>(16 / sizeof(T));
+  T v[kCount];
+};
+
+// The elements [e, e + Vec16<T>::kCount) combined over the members, a vector at a time.
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN Vec16<T> combine_members_vec(Ops& ops, const TeamSlot& t, const T* src, size_t e) {
+  using V = Vec16<T>;
+  typename C::Acc acc[V::kCount];
+  V x = ops.load(reinterpret_cast<const V*>(ops.peer(0, src) + e));
+  for (int k = 0; k < V::kCount; ++k) acc[k] = C::in(x.v[k]);
+  for (int j = 1; j < t.size; ++j) {
+    x = ops.load(reinterpret_cast<const V*>(ops.peer(j, src) + e));
+    for (int k = 0; k < V::kCount; ++k) acc[k] = C::apply(acc[k], C::in(x.v[k]));
+  }
+  V r;
+  for (int k = 0; k < V::kCount; ++k) r.v[k] = C::out(acc[k]);
+  return r;
+}
+
+GSHMEMI_RED_FN bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// For e in [begin, end): dest[e - shift] = the members' combination of src[e], stored into this PE's
+// dest (all = false) or every member's (all = true, each member from the next one on): 16 bytes at a
+// time where src and dest allow it (16-byte aligned, as heap allocations are), one element at a time
+// for the rest.
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN void combine_range(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t begin, size_t end,
+                                  size_t shift, bool all) {
+  size_t e = begin;
+  if (sizeof(T) < 16 && aligned16(src + begin) && aligned16(dest + (begin - shift))) {
+    using V = Vec16<T>;
+    const size_t vectors = (end - begin) / V::kCount;
+    for (size_t v = ops.rank(); v < vectors; v += ops.threads()) {
+      const size_t at = begin + v * V::kCount;
+      const V r = combine_members_vec<C>(ops, t, src, at);
+      T* to = dest + (at - shift);
+      if (!all) {
+        *reinterpret_cast<V*>(to) = r;
+        continue;
+      }
+      for (int k = 1; k <= t.size; ++k) *reinterpret_cast<V*>(ops.peer((t.my_index + k) % t.size, to)) = r;
+    }
+    e = begin + vectors * V::kCount;
+  }
+  for (e += ops.rank(); e < end; e += ops.threads()) {
+    const T r = C::out(combine_members<C>(ops, t, src, e));
+    T* to = dest + (e - shift);
+    if (!all) {
+      *to = r;
+      continue;
+    }
+    for (int k = 1; k <= t.size; ++k) *ops.peer((t.my_index + k) % t.size, to) = r;
+  }
+}
+
+// reduce with the combination C (a Combiner, or another type with Acc, in, out and apply).
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN void reduce_with(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n) {
+  ops.sync();
+  size_t begin, end;
+  reduce_chunk<T>(n, t.size, t.my_index, &begin, &end);
+  combine_range<C>(ops, t, dest, src, begin, end, 0, true);
+  ops.barrier();
+}
+
+template <ReduceOp Op, class T, class Ops>
+GSHMEMI_RED_FN void reduce(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n) {
+  reduce_with<Combiner<Op, T>>(ops, t, dest, src, n);
+}
+
+template <ReduceOp Op, class T, class Ops>
+GSHMEMI_RED_FN void reducescatter(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n) {
+  ops.sync();
+  const size_t begin = n * static_cast<size_t>(t.my_index);
+  combine_range<Combiner<Op, T>>(ops, t, dest, src, begin, begin + n, begin, false);
+  ops.sync();
+}
+
+// ---- dispatch from (type, op) values to the templates: f.template run<Op, T>() for a valid pair
+// (returns false for an invalid one). Signed integers use the unsigned type where the bits of the
+// result do not depend on the sign (and, or, xor, sum, prod), so that fewer variants are compiled.
+template <ReduceOp Op, class T, class F>
+GSHMEMI_RED_FN bool reduce_run_as(F& f) {
+  using U = typename std::conditional<
+      std::is_integral<T>::value && Op != ReduceOp::kMin && Op != ReduceOp::kMax,
+      typename std::make_unsigned<typename std::conditional<std::is_integral<T>::value, T, int>::type>::type, T>::type;
+  f.template run<Op, U>();
+  return true;
+}
+
+template <class T, class F>
+GSHMEMI_RED_FN bool reduce_dispatch_op(ReduceOp op, F& f) {
+  constexpr bool integral = std::is_integral<T>::value;
+  switch (op) {
+    case ReduceOp::kAnd:
+      return integral && reduce_run_as<ReduceOp::kAnd, typename std::conditional<integral, T, unsigned>::type>(f);
+    case ReduceOp::kOr:
+      return integral && reduce_run_as<ReduceOp::kOr, typename std::conditional<integral, T, unsigned>::type>(f);
+    case ReduceOp::kXor:
+      return integral && reduce_run_as<ReduceOp::kXor, typename std::conditional<integral, T, unsigned>::type>(f);
+    case ReduceOp::kMin:
+      return reduce_run_as<ReduceOp::kMin, T>(f);
+    case ReduceOp::kMax:
+      return reduce_run_as<ReduceOp::kMax, T>(f);
+    case ReduceOp::kSum:
+      return reduce_run_as<ReduceOp::kSum, T>(f);
+    case ReduceOp::kProd:
+      return reduce_run_as<ReduceOp::kProd, T>(f);
+    default:
+      return false;
+  }
+}
+
+template <class F>
+GSHMEMI_RED_FN bool reduce_dispatch(ReduceType type, ReduceOp op, F& f) {
+  switch (type) {
+    case ReduceType::kI8:
+      return reduce_dispatch_op<int8_t>(op, f);
+    case ReduceType::kU8:
+      return reduce_dispatch_op<uint8_t>(op, f);
+    case ReduceType::kI16:
+      return reduce_dispatch_op<int16_t>(op, f);
+    case ReduceType::kU16:
+      return reduce_dispatch_op<uint16_t>(op, f);
+    case ReduceType::kI32:
+      return reduce_dispatch_op<int32_t>(op, f);
+    case ReduceType::kU32:
+      return reduce_dispatch_op<uint32_t>(op, f);
+    case ReduceType::kI64:
+      return reduce_dispatch_op<int64_t>(op, f);
+    case ReduceType::kU64:
+      return reduce_dispatch_op<uint64_t>(op, f);
+    case ReduceType::kF16:
+      return reduce_dispatch_op<F16>(op, f);
+    case ReduceType::kBF16:
+      return reduce_dispatch_op<BF16>(op, f);
+    case ReduceType::kF32:
+      return reduce_dispatch_op<float>(op, f);
+    case ReduceType::kF64:
+      return reduce_dispatch_op<double>(op, f);
+  }
+  return false;
+}
+
+}  // namespace detail
+}  // namespace gshmem
+
+#undef GSHMEMI_RED_FN
+
+#endif  // GSHMEM_DETAIL_REDUCE_ALGO_H_

@@ -1,0 +1,75 @@
+#include "coll/plan.h"
+
+#include <algorithm>
+
+namespace gshmem {
+
+namespace {
+
+using detail::CollOp;
+
+// Bytes this PE moves (stores to peers or loads from them) in `call`; 0 for the synchronisations.
+uint64_t data_bytes(const CollCall& c, int n) {
+  const uint64_t members = static_cast<uint64_t>(n);
+  switch (c.op) {
+    case CollOp::kBroadcast:  // the root stores the message into every member
+    case CollOp::kFcollect:   // every member stores its block into every member
+    case CollOp::kAlltoall:
+    case CollOp::kReducescatter:  // every member loads its block from every member
+      return c.bytes * members;
+    case CollOp::kReduce:  // a chunk from every member, and its result into every member
+      return c.bytes * 2;
+    default:
+      return 0;
+  }
+}
+
+unsigned threads_for(CollOp op, const CollTuning& t) {
+  switch (op) {
+    case CollOp::kReduce:
+      return static_cast<unsigned>(t.reduce_threads);
+    case CollOp::kReducescatter:
+      return static_cast<unsigned>(t.reducescatter_threads);
+    case CollOp::kFcollect:
+      return static_cast<unsigned>(t.fcollect_threads);
+    default:
+      return static_cast<unsigned>(t.threads);
+  }
+}
+
+CollLaunch sync_launch(const CollCall& c, CollOp op) {
+  CollLaunch l;
+  l.call.op = op;
+  l.call.team = c.team;
+  l.threads = 32;  // a warp signals and waits for the members in parallel
+  return l;
+}
+
+}  // namespace
+
+int plan_collective(const CollCall& call, int n, const CollTuning& tuning, CollLaunch out[3]) {
+  const uint64_t bytes = data_bytes(call, n);
+  const unsigned threads = threads_for(call.op, tuning);
+  if (tuning.grid_min_bytes == 0 || bytes < tuning.grid_min_bytes || tuning.max_blocks <= 1 || n <= 1) {
+    out[0].call = call;
+    out[0].threads = call.op == CollOp::kBarrier || call.op == CollOp::kSync ? 32 : threads;
+    return 1;
+  }
+  // One block per grid_min_bytes / 4 of data (at least 4), up to max_blocks.
+  const uint64_t per_block = std::max<uint64_t>(tuning.grid_min_bytes / 4, 1);
+  const unsigned blocks =
+      static_cast<unsigned>(std::min<uint64_t>(static_cast<uint64_t>(tuning.max_blocks), bytes / per_block));
+  int k = 0;
+  const bool reduces = call.op == CollOp::kReduce || call.op == CollOp::kReducescatter;
+  if (reduces) out[k++] = sync_launch(call, CollOp::kSync);  // every member's source is ready
+  out[k].call = call;
+  out[k].call.grid_work = 1;
+  out[k].blocks = blocks;
+  out[k].threads = threads;
+  ++k;
+  // Reduce-scatter stores only locally: a sync tells the members that their sources are free.
+  out[k++] = sync_launch(call, call.op == CollOp::kReducescatter ? CollOp::kSync : CollOp::kBarrier);
+  return k;
+}
+
+}  // namespace gshmem
