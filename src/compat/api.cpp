@@ -159,6 +159,14 @@ void* mc_ptr(int team, const void* p) {
   return nullptr;  // no multicast objects: callers fall back to unicast, as NVSHMEM's do without NVLS
 }
 void* ptr(const void* p, int pe) { return rt().ptr(p, pe); }
+void* buffer_register_symmetric(void* buf, size_t size, int flags) {
+  void* out = nullptr;
+  rt().register_buffer(buf, size, flags, &out, "nvshmemx_buffer_register_symmetric");
+  return out;
+}
+int buffer_unregister_symmetric(void* mmap_ptr, size_t size) {
+  return to_nvshmem_status(rt().unregister_buffer(mmap_ptr, size, "nvshmemx_buffer_unregister_symmetric"));
+}
 
 size_t elem_bytes(size_t nelems, size_t elem, const char* api) {
   size_t bytes = 0;

@@ -85,16 +85,36 @@ void end_for_peer(int rank, int exit_code, const std::string& why) {
 // internal one, waited for with the usual diagnostics.
 class GpuCollEngine final : public CollEngine {
  public:
-  GpuCollEngine(const Runtime& rt, GpuResources& gpu) : rt_(rt), gpu_(gpu) {}
-  Status run(const CollCall& call, const detail::TeamSlot&, bool on_stream, void* stream, const char* api) override {
-    if (on_stream) return gpu_.collective(call, true, stream, nullptr);
+  GpuCollEngine(const Runtime& rt, GpuResources& gpu) : rt_(rt), gpu_(gpu), tuning_(tuning(rt.config())) {}
+  Status run(const CollCall& call, const detail::TeamSlot&, int members, bool on_stream, void* stream,
+             const char* api) override {
+    CollLaunch launches[3];
+    const int count = plan_collective(call, members, tuning_, launches);
+    if (on_stream) return gpu_.collective(launches, count, true, stream, nullptr);
     const WaitWatch::Options watch = rt_.wait_watch_options(api);
-    return gpu_.collective(call, false, nullptr, &watch);
+    return gpu_.collective(launches, count, false, nullptr, &watch);
   }
 
  private:
+  // Threads per block from a setting: a multiple of 32 in [32, 1024], else the default (with a warning).
+  static int threads(int64_t value, const char* name) {
+    if (value >= 32 && value <= 1024 && value % 32 == 0) return static_cast<int>(value);
+    GSHMEM_WARN(kColl, "%s=%lld is not a multiple of 32 between 32 and 1024; using 512", name,
+                static_cast<long long>(value));
+    return 512;
+  }
+  static CollTuning tuning(const Config& cfg) {
+    CollTuning t;
+    t.grid_min_bytes = cfg.coll_grid_min_size;
+    t.max_blocks = static_cast<int>(std::min<int64_t>(std::max<int64_t>(cfg.coll_max_blocks, 1), 1024));
+    t.reduce_threads = threads(cfg.reduce_nthreads, "NVSHMEM_REDUCE_NTHREADS");
+    t.reducescatter_threads = threads(cfg.reducescatter_nthreads, "NVSHMEM_REDUCESCATTER_NTHREADS");
+    t.fcollect_threads = threads(cfg.fcollect_nthreads, "NVSHMEM_FCOLLECT_NTHREADS");
+    return t;
+  }
   const Runtime& rt_;
   GpuResources& gpu_;
+  const CollTuning tuning_;
 };
 
 // Runs when the process exits (exit() or a return from main) with the status it exits with.
@@ -329,6 +349,7 @@ Status Runtime::setup_teams() {
     coll_engine_ = std::make_unique<GpuCollEngine>(*this, *gpu_);
   }
   coll_.set_engine(coll_engine_.get());
+  coll_.set_check_arguments(config_.enable_error_checks);
   Teams::Services sv;
   sv.heap = &heap_;
   sv.transport = transport_.get();
@@ -494,6 +515,11 @@ Status Runtime::release(void* p, const char* api) {
     if (heap_.allocator().find(off, &start, &size)) {
       GSHMEM_ERROR("%s: %p points into the symmetric allocation at %p (%s) but not to its start; nothing was freed",
                    api, p, static_cast<void*>(heap_.base() + start), format_size(size).c_str());
+    } else if (heap_.regions().containing(off, 1)) {
+      GSHMEM_ERROR(
+          "%s: %p lies in a buffer registered with nvshmemx_buffer_register_symmetric, which "
+          "nvshmemx_buffer_unregister_symmetric releases; nothing was freed",
+          api, p);
     } else {
       GSHMEM_ERROR("%s: %p is not a live symmetric allocation (freed twice?); nothing was freed", api, p);
     }
@@ -535,6 +561,74 @@ void* Runtime::ptr(const void* p, int pe) const {
   if (state_ != kInitialized || pe < 0 || pe >= n_pes() || !heap_.contains(p, 1)) return nullptr;
   char* base = heap_.peer_base(pe);
   return base ? base + (static_cast<const char*>(p) - heap_.base()) : nullptr;
+}
+
+Status Runtime::register_buffer(void* buf, size_t size, int flags, void** out, const char* api) {
+  *out = nullptr;
+  if (state_ == kNotInitialized) not_ready(api);
+  if (backend_ == Backend::kCpu) {
+    GSHMEM_ERROR(
+        "%s: this job runs on the CPU backend (%s), whose symmetric heap is host shared memory: there is no GPU "
+        "memory to register. Allocate symmetric memory with nvshmem_malloc instead",
+        api, backend_reason_.c_str());
+    return GSHMEM_ERROR_NOT_SUPPORTED;
+  }
+  activity::Scope doing(api, "a collective step with every PE");
+  GSHMEM_CHECK(ensure_bound(api));
+  std::lock_guard<std::mutex> lock(heap_mu_);
+  GSHMEM_CHECK(
+      check_symmetric(api, size, static_cast<uint64_t>(static_cast<int64_t>(flags)), [](uint64_t sz, uint64_t fl) {
+        return log::format("%llu bytes, flags %d", static_cast<unsigned long long>(sz), static_cast<int>(fl));
+      }));
+  // The arguments agree, so every PE fails these checks alike.
+  if (flags != 0) {
+    GSHMEM_ERROR("%s: flags must be 0 (the argument is reserved), not %d", api, flags);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (size == 0) {
+    GSHMEM_ERROR("%s: the size is 0: there is nothing to register", api);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  uint64_t off = 0;
+  // Every PE has mapped every node peer's buffer when this returns: peers may access the alias at once.
+  GSHMEM_CHECK(heap_.register_buffer(buf, size, api, &off));
+  *out = heap_.base() + off;
+  return GSHMEM_SUCCESS;
+}
+
+Status Runtime::unregister_buffer(void* alias, size_t size, const char* api) {
+  if (state_ == kNotInitialized) not_ready(api);
+  activity::Scope doing(api, "a collective step with every PE");
+  GSHMEM_CHECK(ensure_bound(api));
+  // No PE may still access the buffer through its alias when it is unmapped.
+  GSHMEM_CHECK(host_barrier(api));
+  std::lock_guard<std::mutex> lock(heap_mu_);
+  const uint64_t kNone = ~0ull;
+  const char* c = static_cast<const char*>(alias);
+  const bool in_window = c >= heap_.base() && c < heap_.base() + heap_.slot();
+  const RegisteredRegions::Region* r =
+      in_window ? heap_.regions().at(static_cast<uint64_t>(c - heap_.base())) : nullptr;
+  const uint64_t off = r ? r->offset : kNone;
+  // Agree first, so that a bad pointer on one PE fails the call on every PE instead of hanging.
+  GSHMEM_CHECK(check_symmetric(api, off, size, [&](uint64_t o, uint64_t sz) {
+    return o == kNone ? log::format("a pointer that is not a registered buffer, %llu bytes",
+                                    static_cast<unsigned long long>(sz))
+                      : log::format("the registered buffer at heap offset %llu, %llu bytes",
+                                    static_cast<unsigned long long>(o), static_cast<unsigned long long>(sz));
+  }));
+  if (!r) {
+    GSHMEM_ERROR(
+        "%s: %p is not an address that nvshmemx_buffer_register_symmetric returned (or it was unregistered "
+        "already); nothing was unregistered",
+        api, alias);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (r->size != size) {
+    GSHMEM_ERROR("%s: the buffer at %p was registered with %llu bytes, not %zu; nothing was unregistered", api, alias,
+                 static_cast<unsigned long long>(r->size), size);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  return heap_.unregister_buffer(off);
 }
 
 std::string Runtime::device() const {

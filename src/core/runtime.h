@@ -89,6 +89,13 @@ class Runtime {
   // bytes of `ptr`'s block, which is freed; `ptr` NULL allocates, `size` 0 frees (*out = NULL).
   Status reallocate(void* ptr, size_t size, void** out, const char* api);
   void* ptr(const void* ptr, int pe) const;
+  // nvshmemx_buffer_register_symmetric (collective, GPU backend): maps the program's cuMemCreate
+  // buffer `buf` into the symmetric address space; *out is its alias there, or nullptr on failure
+  // (the reason logged). `size` must agree between PEs and `flags` be 0.
+  Status register_buffer(void* buf, size_t size, int flags, void** out, const char* api);
+  // nvshmemx_buffer_unregister_symmetric (collective): after a barrier, unmaps the alias that
+  // register_buffer returned (with the same size) on every PE; the program's buffer stays valid.
+  Status unregister_buffer(void* alias, size_t size, const char* api);
 
   // The operations, by concern (see their headers).
   PointToPoint& p2p() { return p2p_; }

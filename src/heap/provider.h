@@ -38,6 +38,18 @@ class MemoryProvider {
   virtual Status zero(char* addr, uint64_t bytes) = 0;
   // Free physical memory where the provider can tell (for out-of-memory messages); 0 if unknown.
   virtual uint64_t free_memory() const { return 0; }
+
+  // A buffer of the program's own that the heap maps into the symmetric windows
+  // (nvshmemx_buffer_register_symmetric).
+  struct UserBuffer {
+    uint64_t handle = 0;  // a reference of the heap's own to the memory: release() it
+    int fd = -1;          // the descriptor for local peers, owned by the caller
+    uint64_t bytes = 0;   // the whole allocation: a mapping of it takes all of it
+    uint64_t align = 0;   // a mapping of it starts at a multiple of this
+  };
+  // Takes a reference to the allocation that starts at `buf` once `size` bytes of it (not 0) are
+  // found to be registrable; otherwise logs why, naming `api`, and returns an error.
+  virtual Status adopt(void* buf, uint64_t size, const char* api, UserBuffer* out) = 0;
 };
 
 std::unique_ptr<MemoryProvider> make_host_memory_provider();

@@ -123,6 +123,40 @@ class GpuMemoryProvider final : public MemoryProvider {
     return cu().cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS ? free_b : 0;
   }
 
+  Status adopt(void* buf, uint64_t size, const char* api, UserBuffer* out) override {
+    const CUdeviceptr p = reinterpret_cast<CUdeviceptr>(buf);
+    CUmemGenericAllocationHandle h = 0;
+    CUresult rc = cu().cuMemRetainAllocationHandle(&h, buf);
+    if (rc != CUDA_SUCCESS) {
+      GSHMEM_ERROR(
+          "%s: %p is not memory from cuMemCreate mapped in this process (%s). The buffer must be the start of a "
+          "cuMemCreate allocation, made with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in "
+          "CUmemAllocationProp.requestedHandleTypes (so that it can be exported as a POSIX file descriptor) and "
+          "mapped with cuMemMap; memory from cudaMalloc, cudaMallocManaged or the host cannot be registered",
+          api, buf, cuda_error("cuMemRetainAllocationHandle", rc).c_str());
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    // From here on the reference is released on every failure.
+    Status s = check_user_buffer(p, h, size, api, out);
+    if (ok(s)) {
+      int fd = -1;
+      rc = cu().cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+      if (rc == CUDA_SUCCESS) {
+        out->handle = h;
+        out->fd = fd;
+        return GSHMEM_SUCCESS;
+      }
+      GSHMEM_ERROR(
+          "%s: the cuMemCreate allocation at %p cannot be exported as a POSIX file descriptor (%s), which the other "
+          "PEs of this node need to map it; create it with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in "
+          "CUmemAllocationProp.requestedHandleTypes",
+          api, buf, cuda_error("cuMemExportToShareableHandle", rc).c_str());
+      s = GSHMEM_ERROR_INVALID_VALUE;
+    }
+    cu().cuMemRelease(h);
+    return s;
+  }
+
   CUmemAllocationProp properties() const {
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -133,6 +167,47 @@ class GpuMemoryProvider final : public MemoryProvider {
   }
 
  private:
+  // The checks of adopt() on the allocation `h` mapped at `p`; fills out->bytes and out->align.
+  static Status check_user_buffer(CUdeviceptr p, CUmemGenericAllocationHandle h, uint64_t size, const char* api,
+                                  UserBuffer* out) {
+    void* buf = reinterpret_cast<void*>(p);
+    // A mapping always starts at the start of its allocation (cuMemMap takes no offset into it), and
+    // covers all of it, so the mapped range is the allocation.
+    CUdeviceptr start = 0;
+    size_t bytes = 0;
+    GSHMEM_CU_CHECK(cuMemGetAddressRange, &start, &bytes, p);
+    if (start != p) {
+      GSHMEM_ERROR("%s: %p points %llu bytes into the cuMemCreate allocation mapped at %p; pass its start", api, buf,
+                   static_cast<unsigned long long>(p - start), reinterpret_cast<void*>(start));
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    CUmemAllocationProp prop{};
+    GSHMEM_CU_CHECK(cuMemGetAllocationPropertiesFromHandle, &prop, h);
+    if (!(prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)) {
+      GSHMEM_ERROR(
+          "%s: the cuMemCreate allocation at %p cannot be exported as a POSIX file descriptor, which the other PEs of "
+          "this node need to map it; create it with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in "
+          "CUmemAllocationProp.requestedHandleTypes",
+          api, buf);
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    size_t gran = 0;
+    GSHMEM_CU_CHECK(cuMemGetAllocationGranularity, &gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    if (gran == 0 || size % gran != 0) {
+      GSHMEM_ERROR("%s: the size %llu is not a multiple of the granularity of the allocation at %p (%s)", api,
+                   static_cast<unsigned long long>(size), buf, format_size(gran).c_str());
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    if (size > bytes) {
+      GSHMEM_ERROR("%s: the size %s is larger than the cuMemCreate allocation at %p (%s)", api,
+                   format_size(size).c_str(), buf, format_size(bytes).c_str());
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    out->bytes = bytes;
+    out->align = gran;
+    return GSHMEM_SUCCESS;
+  }
+
   int device_;
   uint64_t granularity_;
   CUdeviceptr reserved_base_ = 0;  // the reservation as the driver made it (one per provider)

@@ -114,6 +114,14 @@ class HostMemoryProvider final : public MemoryProvider {
     long pages = sysconf(_SC_AVPHYS_PAGES);
     return pages > 0 ? static_cast<uint64_t>(pages) * granularity() : 0;
   }
+
+  Status adopt(void* buf, uint64_t, const char* api, UserBuffer*) override {
+    GSHMEM_ERROR(
+        "%s: %p cannot be registered: the symmetric heap is in host shared memory, which maps no buffer "
+        "of the program's own; allocate symmetric memory with nvshmem_malloc instead",
+        api, buf);
+    return GSHMEM_ERROR_NOT_SUPPORTED;
+  }
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "bootstrap/bootstrap.h"
 #include "util/config.h"
@@ -103,7 +104,7 @@ Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
   Status status = GSHMEM_SUCCESS;
   uint64_t handle = 0;
   int fd = -1;
-  if (mapped_ + bytes > slot_) {
+  if (mapped_ + bytes > growth_limit()) {
     status = GSHMEM_ERROR_OUT_OF_MEMORY;
   } else {
     status = provider_->create(bytes, &handle, &fd);
@@ -129,32 +130,8 @@ Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
     }
     return agreed;
   }
-  Status mapped_peers = GSHMEM_SUCCESS;
-  if (options_.map_peers && node_pes_.size() > 1) {
-    std::vector<int> fds;
-    mapped_peers = exchange_.exchange(++growths_, fd, &fds);
-    for (size_t i = 0; ok(mapped_peers) && i < node_pes_.size(); ++i) {
-      if (i == my_index_) continue;
-      uint64_t h = 0;
-      Status s = provider_->import(fds[i], bytes, &h);
-      if (ok(s)) {
-        s = provider_->map(window(i) + mapped_, bytes, h);
-        if (ok(s)) {
-          added.push_back({window(i) + mapped_, bytes, h, keep});
-          if (!keep) provider_->release(h);
-        } else {
-          provider_->release(h);
-        }
-      }
-      if (!ok(s)) {
-        GSHMEM_ERROR("cannot map the symmetric heap of PE %d", node_pes_[i]);
-        mapped_peers = s;
-      }
-    }
-    for (int f : fds) {
-      if (f >= 0) ::close(f);
-    }
-  }
+  Status mapped_peers = map_peer_chunks(
+      fd, mapped_, [bytes](size_t) { return bytes; }, "symmetric heap", &added);
   ::close(fd);
   agreed = agree(boot_, mapped_peers, &failed_pe);
   if (!ok(agreed)) {
@@ -173,6 +150,138 @@ Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
   return GSHMEM_SUCCESS;
 }
 
+Status SymmetricHeap::map_peer_chunks(int fd, uint64_t offset, const std::function<uint64_t(size_t)>& bytes_of,
+                                      const char* what, std::vector<Mapping>* added) {
+  if (!options_.map_peers || node_pes_.size() < 2) return GSHMEM_SUCCESS;
+  const bool keep = provider_->keeps_handle_while_mapped();
+  std::vector<int> fds;
+  Status status = exchange_.exchange(++exchanges_, fd, &fds);
+  for (size_t i = 0; ok(status) && i < node_pes_.size(); ++i) {
+    if (i == my_index_) continue;
+    const uint64_t bytes = bytes_of(i);
+    uint64_t h = 0;
+    Status s = provider_->import(fds[i], bytes, &h);
+    if (ok(s)) {
+      s = provider_->map(window(i) + offset, bytes, h);
+      if (ok(s)) {
+        added->push_back({window(i) + offset, bytes, h, keep});
+        if (!keep) provider_->release(h);
+      } else {
+        provider_->release(h);
+      }
+    }
+    if (!ok(s)) {
+      GSHMEM_ERROR("cannot map the %s of PE %d", what, node_pes_[i]);
+      status = s;
+    }
+  }
+  for (int f : fds) {
+    if (f >= 0) ::close(f);
+  }
+  return status;
+}
+
+Status SymmetricHeap::register_buffer(void* buf, uint64_t size, const char* api, uint64_t* offset) {
+  // Step 1: this PE's buffer can be mapped. Every PE learns what every PE found, so that all place
+  // the buffer alike (past every PE's allocation, at a multiple of every PE's alignment) or all fail.
+  const int me = boot_->rank();
+  MemoryProvider::UserBuffer mine;
+  Status status = GSHMEM_SUCCESS;
+  if (in_reservation(buf)) {
+    GSHMEM_ERROR("%s: %p is symmetric memory already (from nvshmem_malloc or an earlier registration)", api, buf);
+    status = GSHMEM_ERROR_INVALID_VALUE;
+  } else {
+    status = provider_->adopt(buf, size, api, &mine);
+  }
+  const bool adopted = ok(status);
+  auto drop = [&] {
+    if (!adopted) return;
+    provider_->release(mine.handle);
+    ::close(mine.fd);
+  };
+  struct Found {
+    int32_t status;
+    int32_t pad;
+    uint64_t bytes;
+    uint64_t align;
+  };
+  const Found found{status, 0, mine.bytes, mine.align};
+  std::vector<Found> all(static_cast<size_t>(boot_->size()));
+  Status s = boot_->allgather(&found, all.data(), sizeof found);
+  if (!ok(s)) {
+    drop();
+    return s;
+  }
+  uint64_t align = provider_->granularity(), bytes = 0;
+  for (int pe = 0; pe < boot_->size(); ++pe) {
+    if (all[pe].status != GSHMEM_SUCCESS) {
+      drop();
+      if (adopted) {
+        GSHMEM_ERROR("%s: PE %d could not register its buffer (%s); nothing was registered", api, pe,
+                     gshmem_status_string(static_cast<Status>(all[pe].status)));
+      }
+      return static_cast<Status>(all[pe].status);
+    }
+    align = std::lcm(align, all[pe].align);
+    bytes = std::max(bytes, all[pe].bytes);
+  }
+  const uint64_t span = round_up(bytes, align);
+  uint64_t off = 0;
+  if (span > slot_ || !regions_.place(span, align, mapped_, slot_, &off)) {
+    drop();
+    GSHMEM_ERROR(
+        "%s(%s): no room left in the symmetric address space for a buffer of %s: a PE's window holds %s "
+        "(NVSHMEM_MAX_MEMORY_PER_GPU), of which its heap has %s mapped and registered buffers take %s (%zu of "
+        "them). Raise NVSHMEM_MAX_MEMORY_PER_GPU or unregister buffers",
+        api, format_size(size).c_str(), format_size(span).c_str(), format_size(slot_).c_str(),
+        format_size(mapped_).c_str(), format_size(regions_.span_bytes()).c_str(), regions_.count());
+    return GSHMEM_ERROR_OUT_OF_MEMORY;
+  }
+  // Step 2: this PE maps its own buffer at the alias; step 3: every PE maps its node peers' buffers
+  // into their windows. Each step is agreed, as in grow(), and undone everywhere if any PE failed.
+  const bool keep = provider_->keeps_handle_while_mapped();
+  std::vector<Mapping> added;
+  status = provider_->map(base_ + off, mine.bytes, mine.handle);
+  if (ok(status)) {
+    added.push_back({base_ + off, mine.bytes, mine.handle, keep});
+    if (!keep) provider_->release(mine.handle);
+  } else {
+    provider_->release(mine.handle);
+  }
+  int failed_pe = -1;
+  Status agreed = agree(boot_, status, &failed_pe);
+  if (ok(agreed)) {
+    status = map_peer_chunks(
+        mine.fd, off, [&](size_t i) { return all[node_pes_[i]].bytes; }, "registered buffer", &added);
+    agreed = agree(boot_, status, &failed_pe);
+  }
+  ::close(mine.fd);
+  if (!ok(agreed)) {
+    undo(added);
+    if (failed_pe != me) {
+      GSHMEM_ERROR("%s: PE %d could not map the registered buffers (%s); nothing was registered", api, failed_pe,
+                   gshmem_status_string(agreed));
+    }
+    return agreed;
+  }
+  regions_.add({off, span, size});
+  region_mappings_[off] = std::move(added);
+  *offset = off;
+  GSHMEM_INFO(kMem, "%s: %p (%s) is mapped at %p, offset %s of every window (%zu buffer%s registered)", api, buf,
+              format_size(size).c_str(), static_cast<void*>(base_ + off), format_size(off).c_str(), regions_.count(),
+              regions_.count() == 1 ? "" : "s");
+  return GSHMEM_SUCCESS;
+}
+
+Status SymmetricHeap::unregister_buffer(uint64_t offset) {
+  auto it = region_mappings_.find(offset);
+  if (!regions_.at(offset) || it == region_mappings_.end()) return GSHMEM_ERROR_INVALID_VALUE;
+  undo(it->second);
+  region_mappings_.erase(it);
+  regions_.remove(offset);
+  return GSHMEM_SUCCESS;
+}
+
 Status SymmetricHeap::allocate(uint64_t size, uint64_t align, uint64_t* offset, const char* api) {
   // Larger than the heap could ever be (also what a negative size cast to size_t looks like):
   // every PE decides alike, the sizes having been checked to agree.
@@ -186,17 +295,25 @@ Status SymmetricHeap::allocate(uint64_t size, uint64_t align, uint64_t* offset, 
   const uint64_t gran = provider_->granularity();
   uint64_t step = round_up(std::max(need, options_.growth_step), gran);
   // Near the limit, grow by what is needed rather than by a whole step.
-  if (mapped_ + step > slot_) step = round_up(need, gran);
+  if (mapped_ + step > growth_limit()) step = round_up(need, gran);
   // grow() agrees with the other PEs even when this step exceeds the limit (it then fails alike
   // everywhere), so that no PE skips a collective step another one makes.
   Status s = grow(step, api);
-  if (s == GSHMEM_ERROR_OUT_OF_MEMORY && mapped_ + step > slot_) {
+  if (s == GSHMEM_ERROR_OUT_OF_MEMORY && mapped_ + step > growth_limit()) {
+    const std::string registered =
+        regions_.empty()
+            ? ""
+            : log::format(
+                  " (the top %s of that is taken by %zu buffer%s registered with "
+                  "nvshmemx_buffer_register_symmetric: unregistering makes room)",
+                  format_size(slot_ - growth_limit()).c_str(), regions_.count(), regions_.count() == 1 ? "" : "s");
     GSHMEM_ERROR(
         "%s(%s): the symmetric heap is exhausted: %s in use in %zu allocations, largest free block %s; the heap has %s "
         "mapped and may grow to %s (NVSHMEM_MAX_MEMORY_PER_GPU). Raise NVSHMEM_MAX_MEMORY_PER_GPU or free symmetric "
-        "memory",
+        "memory%s",
         api, format_size(size).c_str(), format_size(allocator_.used()).c_str(), allocator_.live_blocks(),
-        format_size(allocator_.largest_free()).c_str(), format_size(mapped_).c_str(), format_size(slot_).c_str());
+        format_size(allocator_.largest_free()).c_str(), format_size(mapped_).c_str(), format_size(slot_).c_str(),
+        registered.c_str());
   } else if (s == GSHMEM_ERROR_OUT_OF_MEMORY) {
     GSHMEM_ERROR("%s(%s): the symmetric heap could not grow by %s (%s mapped, limit %s): a PE is out of %s", api,
                  format_size(size).c_str(), format_size(step).c_str(), format_size(mapped_).c_str(),
@@ -212,6 +329,9 @@ Status SymmetricHeap::free(uint64_t offset) {
 
 void SymmetricHeap::finalize() {
   if (!provider_) return;
+  for (const auto& kv : region_mappings_) undo(kv.second);
+  region_mappings_.clear();
+  regions_ = RegisteredRegions();
   undo(mappings_);
   mappings_.clear();
   if (reservation_) provider_->unreserve(reservation_, reservation_bytes_);

@@ -5,9 +5,15 @@
 // window at the same offsets. A PE therefore reaches a peer's copy of a symmetric object at
 // window(peer) + (object - base()), with no table lookup per allocation. The windows are sized
 // to the heap's limit up front, so growth maps more memory but never moves anything.
+//
+// Buffers of the program's own (nvshmemx_buffer_register_symmetric) are mapped at the top of
+// every window, growing down (heap/registered_regions.h), so the same window arithmetic reaches
+// them; the heap grows up to the lowest of them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +21,7 @@
 #include "heap/allocator.h"
 #include "heap/fd_exchange.h"
 #include "heap/provider.h"
+#include "heap/registered_regions.h"
 
 namespace gshmem {
 
@@ -49,10 +56,12 @@ class SymmetricHeap {
   char* peer_base(int pe) const {
     return pe >= 0 && pe < static_cast<int>(peer_base_.size()) ? peer_base_[pe] : nullptr;
   }
-  // Whether [p, p + n) lies inside the mapped part of this PE's heap.
+  // Whether [p, p + n) lies inside the mapped part of this PE's heap, or inside one registered
+  // buffer's alias: symmetric memory that every operation takes.
   bool contains(const void* p, uint64_t n) const {
     const char* c = static_cast<const char*>(p);
-    return c >= base_ && c <= base_ + mapped_ && n <= static_cast<uint64_t>(base_ + mapped_ - c);
+    if (c >= base_ && c <= base_ + mapped_ && n <= static_cast<uint64_t>(base_ + mapped_ - c)) return true;
+    return !regions_.empty() && c >= base_ && c < base_ + slot_ && regions_.containing(c - base_, n);
   }
   // Whether `p` lies in the address space reserved for the heaps (this PE's or a local peer's
   // window, mapped or not): memory the program did not get from anyone else.
@@ -60,11 +69,11 @@ class SymmetricHeap {
     const char* c = static_cast<const char*>(p);
     return reservation_ && c >= reservation_ && c < reservation_ + reservation_bytes_;
   }
-  // Whether [p, p + n) lies inside the mapped part of one window.
+  // Whether [p, p + n) lies inside the mapped part of one window (heap or registered buffer).
   bool in_mapped_window(const void* p, uint64_t n) const {
     if (!in_reservation(p)) return false;
     const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(p) - reservation_) % stride_;
-    return off <= mapped_ && n <= mapped_ - off;
+    return (off <= mapped_ && n <= mapped_ - off) || (!regions_.empty() && regions_.containing(off, n));
   }
   MemoryProvider& provider() { return *provider_; }
   const HeapAllocator& allocator() const { return allocator_; }
@@ -76,10 +85,23 @@ class SymmetricHeap {
   // Frees the block at `offset`; GSHMEM_ERROR_INVALID_VALUE (nothing changed) if none starts there.
   Status free(uint64_t offset);
 
+  // Maps the program's buffer `buf` (the start of a provider allocation; `size` bytes of it, the
+  // same on every PE and not 0) into every window at one offset below the registered ones, and
+  // returns that offset: base() + *offset is its alias. Collective over all PEs: a PE whose buffer
+  // cannot be registered fails the call on every PE, each PE having undone its part.
+  Status register_buffer(void* buf, uint64_t size, const char* api, uint64_t* offset);
+  // Unmaps the registered buffer at `offset` from this PE's windows (its own and its peers'),
+  // which must no longer be accessed by anyone; the program's own mapping of the buffer stays.
+  // GSHMEM_ERROR_INVALID_VALUE (nothing changed) if no registered buffer starts there. Local.
+  Status unregister_buffer(uint64_t offset);
+  const RegisteredRegions& regions() const { return regions_; }
+
  private:
   // Maps `bytes` more on every PE, or on none. Collective.
   Status grow(uint64_t bytes, const char* api);
   char* window(size_t node_index) const { return reservation_ + stride_ * node_index; }
+  // The heap grows up to here: the window's end, or the lowest registered buffer.
+  uint64_t growth_limit() const { return regions_.lowest(slot_); }
 
   struct Mapping {
     char* addr;
@@ -89,6 +111,11 @@ class SymmetricHeap {
   };
   // Unmaps (and releases) mappings, last first: a failed growth's, or all at finalize.
   void undo(const std::vector<Mapping>& added);
+  // Sends `fd` (this PE's new memory) to the node's other PEs and maps the memory each one sent at
+  // window(i) + offset, bytes_of(i) bytes, appending the mappings to `added`; `what` names the
+  // memory in messages. Collective over the node; nothing to do without peer mappings.
+  Status map_peer_chunks(int fd, uint64_t offset, const std::function<uint64_t(size_t)>& bytes_of, const char* what,
+                         std::vector<Mapping>* added);
 
   Bootstrap* boot_ = nullptr;
   std::unique_ptr<MemoryProvider> provider_;
@@ -102,9 +129,11 @@ class SymmetricHeap {
   uint64_t stride_ = 0;        // from one window to the next: slot_ rounded up to window_align_
   char* base_ = nullptr;
   uint64_t mapped_ = 0;
-  uint64_t growths_ = 0;
+  uint64_t exchanges_ = 0;  // descriptor exchanges so far (growths and registrations): their tags
   std::vector<char*> peer_base_;
   std::vector<Mapping> mappings_;
+  RegisteredRegions regions_;
+  std::map<uint64_t, std::vector<Mapping>> region_mappings_;  // registered offset -> its mappings here
   HeapAllocator allocator_;
   LocalFdExchange exchange_;
 };

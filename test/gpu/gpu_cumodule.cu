@@ -19,7 +19,6 @@
 namespace {
 
 struct Driver {
-  decltype(&cuGetErrorString) GetErrorString = nullptr;
   decltype(&cuModuleLoad) ModuleLoad = nullptr;
   decltype(&cuModuleGetFunction) ModuleGetFunction = nullptr;
   decltype(&cuModuleUnload) ModuleUnload = nullptr;
@@ -31,40 +30,16 @@ struct Driver {
 };
 Driver drv;
 
-template <class F>
-void entry_point(F* fn, const char* name) {
-  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, reinterpret_cast<void**>(fn), 12000, cudaEnableDefault, &q));
-  MP_CHECK(q == cudaDriverEntryPointSuccess && *fn != nullptr, "the CUDA driver has no %s", name);
-}
-
 void load_driver() {
-  entry_point(&drv.GetErrorString, "cuGetErrorString");
-  entry_point(&drv.ModuleLoad, "cuModuleLoad");
-  entry_point(&drv.ModuleGetFunction, "cuModuleGetFunction");
-  entry_point(&drv.ModuleUnload, "cuModuleUnload");
-  entry_point(&drv.LaunchKernel, "cuLaunchKernel");
-  entry_point(&drv.LibraryLoadFromFile, "cuLibraryLoadFromFile");
-  entry_point(&drv.LibraryGetKernel, "cuLibraryGetKernel");
-  entry_point(&drv.KernelGetFunction, "cuKernelGetFunction");
-  entry_point(&drv.LibraryUnload, "cuLibraryUnload");
+  gputest::driver_entry(&drv.ModuleLoad, "cuModuleLoad");
+  gputest::driver_entry(&drv.ModuleGetFunction, "cuModuleGetFunction");
+  gputest::driver_entry(&drv.ModuleUnload, "cuModuleUnload");
+  gputest::driver_entry(&drv.LaunchKernel, "cuLaunchKernel");
+  gputest::driver_entry(&drv.LibraryLoadFromFile, "cuLibraryLoadFromFile");
+  gputest::driver_entry(&drv.LibraryGetKernel, "cuLibraryGetKernel");
+  gputest::driver_entry(&drv.KernelGetFunction, "cuKernelGetFunction");
+  gputest::driver_entry(&drv.LibraryUnload, "cuLibraryUnload");
 }
-
-}  // namespace
-
-#define CU_CHECK(call)                                                                                    \
-  do {                                                                                                    \
-    CUresult r_ = (call);                                                                                 \
-    if (r_ != CUDA_SUCCESS) {                                                                             \
-      const char* s_ = nullptr;                                                                           \
-      drv.GetErrorString(r_, &s_);                                                                        \
-      std::fprintf(stderr, "PE %d: %s failed at %s:%d: %s\n", nvshmem_my_pe(), #call, __FILE__, __LINE__, \
-                   s_ ? s_ : "?");                                                                        \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
-  } while (0)
-
-namespace {
 
 constexpr int kN = 256;  // ints of the block put
 constexpr int kInts = 16 + kN;

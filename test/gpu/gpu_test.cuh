@@ -1,6 +1,7 @@
 // Helpers for the GPU tests: skip without a GPU, check CUDA calls, bind the GPU the NVSHMEM way.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvshmem.h>
 #include <nvshmemx.h>
@@ -262,4 +263,33 @@ void sync_or_die(cudaStream_t stream, double seconds, Describe describe) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+// A driver API function, found through the CUDA runtime (the tests link no libcuda): *fn, or the test
+// fails naming it.
+template <class F>
+void driver_entry(F* fn, const char* name) {
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, reinterpret_cast<void**>(fn), 12000, cudaEnableDefault, &q));
+  MP_CHECK(q == cudaDriverEntryPointSuccess && *fn != nullptr, "the CUDA driver has no %s", name);
+}
+
+// The driver's text for `r`.
+inline const char* driver_error(CUresult r) {
+  static decltype(&cuGetErrorString) get = nullptr;
+  if (!get) driver_entry(&get, "cuGetErrorString");
+  const char* s = nullptr;
+  get(r, &s);
+  return s ? s : "?";
+}
+
 }  // namespace gputest
+
+// A driver API call that must succeed.
+#define CU_CHECK(call)                                                                                    \
+  do {                                                                                                    \
+    CUresult r_ = (call);                                                                                 \
+    if (r_ != CUDA_SUCCESS) {                                                                             \
+      std::fprintf(stderr, "PE %d: %s failed at %s:%d: %s\n", nvshmem_my_pe(), #call, __FILE__, __LINE__, \
+                   gputest::driver_error(r_));                                                            \
+      std::exit(1);                                                                                       \
+    }                                                                                                     \
+  } while (0)

@@ -187,6 +187,16 @@ int main(int argc, char** argv) {
     if (me == 0 && c == "local_past_heap_end") nvshmem_putmem(buf, end - 16, 64, 1 % npes);
     if (me == 0 && c == "local_past_heap_end_get") nvshmem_getmem(end - 16, buf, 64, 1 % npes);
     nvshmem_barrier_all();
+  } else if (c == "register_symmetric") {  // NULL / nonzero with messages on every PE; the job goes on
+    // The CPU backend has no GPU memory to map: registration fails (without a collective step).
+    void* alias = nvshmemx_buffer_register_symmetric(local, sizeof local, 0);
+    MP_CHECK(alias == nullptr, "registering on the CPU backend must fail, not return %p", alias);
+    // Neither a heap block nor a stack buffer was returned by registration.
+    MP_CHECK(nvshmemx_buffer_unregister_symmetric(buf, 4096) != 0, "unregistering a heap block must fail");
+    MP_CHECK(nvshmemx_buffer_unregister_symmetric(local, sizeof local) != 0, "unregistering a stack buffer must fail");
+    nvshmem_putmem(buf, local, 64, (me + 1) % npes);  // the heap still works
+    nvshmem_barrier_all();
+    std::printf("PE %d: register_symmetric survived\n", me);
   } else if (c == "finalize_twice") {  // a warning that says so, then exit 0
     nvshmem_barrier_all();
     nvshmem_finalize();
