@@ -15,10 +15,11 @@ PROGRAMS.update({name: (f"device/pt-to-pt/{name}.cu", "device") for name in (
     "shmem_p_ping_pong_latency", "shmem_put_ping_pong_latency", "shmem_signal_ping_pong_latency",
     "shmem_put_signal_ping_pong_latency")})
 PROGRAMS.update({name: (f"device/coll/{name}.cu", "device") for name in (
-    "barrier_latency", "sync_latency", "bcast_latency", "fcollect_latency", "alltoall_latency")})
+    "barrier_latency", "sync_latency", "bcast_latency", "fcollect_latency", "alltoall_latency", "reduction_latency",
+    "reducescatter_latency")})
 PROGRAMS.update({name: (f"host/coll/{name}.cpp", "host") for name in (
     "barrier_on_stream", "barrier_all_on_stream", "sync_on_stream", "sync_all_on_stream", "broadcast_on_stream",
-    "fcollect_on_stream", "alltoall_on_stream")})
+    "fcollect_on_stream", "alltoall_on_stream", "reduction_on_stream", "reducescatter_on_stream")})
 
 
 @dataclass(frozen=True)

@@ -457,3 +457,68 @@ void perftest_latency_stats(const std::vector<double> &samples, double *avg, dou
   *min = lo;
   *max = hi;
 }
+
+PerftestReduceOp perftest_reduce_op(const PerftestOptions &opts) {
+  // kReduceOps lists the names in the order of PerftestReduceOp.
+  for (size_t i = 0; i < sizeof kReduceOps / sizeof kReduceOps[0]; ++i) {
+    if (opts.reduce_op == kReduceOps[i]) return static_cast<PerftestReduceOp>(i);
+  }
+  return PerftestReduceOp::kSum;  // the default of -o; the parser admits no other name
+}
+
+const char *perftest_reduce_op_name(PerftestReduceOp op) { return kReduceOps[static_cast<int>(op)]; }
+
+double perftest_reduce_source(PerftestReduceOp op, int pe, int npes, size_t i) {
+  const size_t p = static_cast<size_t>(pe);
+  switch (op) {
+    case PerftestReduceOp::kSum: {
+      // 1 .. 256/npes: the sum over all PEs (and every partial sum) is at most 256.
+      const size_t top = npes > 0 && npes < 256 ? 256 / static_cast<size_t>(npes) : 1;
+      return static_cast<double>((p * 131 + i) % top + 1);
+    }
+    case PerftestReduceOp::kProd:
+      // 1 or 2, with a 2 from at most 14 PEs (those below 42, every third one per element).
+      return (p + i) % 3 == 0 && pe < 42 ? 2.0 : 1.0;
+    case PerftestReduceOp::kAnd:
+      // All of the low 15 bits but one, which moves with the PE and the element.
+      return static_cast<double>(0x7fffu & ~(1u << ((p + i) % 15)));
+    case PerftestReduceOp::kOr:
+      return static_cast<double>(1u << ((p * 3 + i) % 15));
+    case PerftestReduceOp::kXor:
+      return static_cast<double>(((p * 131 + i) & 0xff) + 1);
+    default:  // kMin, kMax
+      return static_cast<double>(((p * 131 + i * 7) & 0xff) + 1);
+  }
+}
+
+double perftest_reduce_expected(PerftestReduceOp op, int npes, size_t i) {
+  double acc = perftest_reduce_source(op, 0, npes, i);
+  for (int pe = 1; pe < npes; ++pe) {
+    const double v = perftest_reduce_source(op, pe, npes, i);
+    const uint32_t a = static_cast<uint32_t>(acc), b = static_cast<uint32_t>(v);
+    switch (op) {
+      case PerftestReduceOp::kMin:
+        acc = v < acc ? v : acc;
+        break;
+      case PerftestReduceOp::kMax:
+        acc = v > acc ? v : acc;
+        break;
+      case PerftestReduceOp::kSum:
+        acc += v;
+        break;
+      case PerftestReduceOp::kProd:
+        acc *= v;
+        break;
+      case PerftestReduceOp::kAnd:
+        acc = static_cast<double>(a & b);
+        break;
+      case PerftestReduceOp::kOr:
+        acc = static_cast<double>(a | b);
+        break;
+      case PerftestReduceOp::kXor:
+        acc = static_cast<double>(a ^ b);
+        break;
+    }
+  }
+  return acc;
+}

@@ -196,4 +196,45 @@ double perftest_busbw_factor(const char *job_name, int npes);
 // Average, smallest and largest of the non-zero samples (all 0 when there is none).
 void perftest_latency_stats(const std::vector<double> &samples, double *avg, double *min, double *max);
 
+// ---- the collectives that move data (device/coll/data_coll.cuh, host/coll/host_coll.h) ----------
+
+// The collective a data-moving perftest measures.
+enum PerftestColl : int { kBcast, kFcollect, kAlltoall, kReduce, kReducescatter };
+
+constexpr bool perftest_is_reduction(int kind) { return kind == kReduce || kind == kReducescatter; }
+
+// The shape of a collective of nelems elements per PE among npes PEs, in blocks of nelems elements:
+// its source holds one block per PE for alltoall and reducescatter (PE p gets block p), one block
+// otherwise; its destination one block per PE for fcollect and alltoall, one block otherwise; and
+// NVSHMEM's collective size (the tables' size column, in bytes) counts one block per PE for
+// fcollect, alltoall and reducescatter, one block for broadcast and reduce.
+constexpr size_t perftest_src_blocks(int kind, int npes) {
+  return kind == kAlltoall || kind == kReducescatter ? static_cast<size_t>(npes) : 1;
+}
+constexpr size_t perftest_dest_blocks(int kind, int npes) {
+  return kind == kFcollect || kind == kAlltoall ? static_cast<size_t>(npes) : 1;
+}
+constexpr size_t perftest_size_blocks(int kind, int npes) {
+  return kind == kBcast || kind == kReduce ? 1 : static_cast<size_t>(npes);
+}
+
+// The reduction operations of -o, in the order of its help text.
+enum class PerftestReduceOp { kMin, kMax, kSum, kProd, kAnd, kOr, kXor };
+
+// The operation -o names (perftest_parse_args admits only the names of PerftestReduceOp).
+PerftestReduceOp perftest_reduce_op(const PerftestOptions &opts);
+
+// The name of `op` as the API spells it: "min", "max", "sum", "prod", "and", "or", "xor".
+const char *perftest_reduce_op_name(PerftestReduceOp op);
+
+// Element i of PE pe's source in a reduction of `op` among npes PEs. The values are small
+// non-negative integers chosen per operation so that the reduction, in any order of its partial
+// results, is exact in every -d type (half and bfloat16 included) for up to 256 PEs: every partial
+// sum stays within 256, a product is a power of two of at most 2^14, minima and maxima lie in
+// 1 .. 256, and bitwise values use the low 15 bits (and/or/xor are defined for integer types only).
+double perftest_reduce_source(PerftestReduceOp op, int pe, int npes, size_t i);
+
+// The reduction of `op` over element i of the sources of PEs 0 .. npes-1.
+double perftest_reduce_expected(PerftestReduceOp op, int npes, size_t i);
+
 #endif  // PERFTEST_COMMON_PERFTEST_H_

@@ -18,6 +18,17 @@ void survived(const char* c, int rc) {
   std::fflush(stdout);
 }
 
+// After a refused reduction the next valid one works: the sum of (PE + 1) over WORLD.
+void reduce_still_works(const char* c, int* buf) {
+  int* src = buf + 1000;
+  int* dest = buf + 1010;
+  src[0] = g_me + 1;
+  const int rc = nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, dest, src, 1);
+  MP_CHECK(rc == 0, "%s: a valid nvshmem_int_sum_reduce afterwards returned %d", c, rc);
+  MP_CHECK(dest[0] == g_npes * (g_npes + 1) / 2, "%s: a valid nvshmem_int_sum_reduce afterwards gave %d, expected %d",
+           c, dest[0], g_npes * (g_npes + 1) / 2);
+}
+
 // A split that must fail on every PE alike and give NVSHMEM_TEAM_INVALID; then a valid split works.
 void bad_split(const char* c, int start, int stride, int size) {
   nvshmem_team_t t = static_cast<nvshmem_team_t>(-12345);
@@ -131,6 +142,77 @@ int main(int argc, char** argv) {
     const int rc = nvshmemx_team_init(&t, &cfg, NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID, 2, 5);
     MP_CHECK(rc != 0, "nvshmemx_team_init with index 5 of 2 returned 0");
     MP_CHECK(t == NVSHMEM_TEAM_INVALID, "nvshmemx_team_init with index 5 of 2 gave team %d", t);
+    survived(c.c_str(), rc);
+  } else if (c == "reduce_invalid_team") {  // a team id that was never made, host and on-stream forms
+    const int rc = nvshmem_int_sum_reduce(12345, buf, buf + 512, 4);
+    MP_CHECK(rc != 0, "nvshmem_int_sum_reduce(12345) returned 0");
+    const int rc2 = nvshmemx_int_sum_reducescatter_on_stream(777, buf, buf + 512, 4, nullptr);
+    MP_CHECK(rc2 != 0, "nvshmemx_int_sum_reducescatter_on_stream(777) returned 0");
+    reduce_still_works(c.c_str(), buf);
+    survived(c.c_str(), rc);
+  } else if (c == "reduce_team_invalid") {
+    double* d = reinterpret_cast<double*>(buf);
+    const int rc = nvshmem_double_max_reducescatter(NVSHMEM_TEAM_INVALID, d, d + 256, 2);
+    MP_CHECK(rc != 0, "nvshmem_double_max_reducescatter(NVSHMEM_TEAM_INVALID) returned 0");
+    reduce_still_works(c.c_str(), buf);
+    survived(c.c_str(), rc);
+  } else if (c == "reduce_destroyed_team") {  // the id of a team destroyed before the call
+    nvshmem_team_t t = NVSHMEM_TEAM_INVALID;
+    MP_CHECK(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, g_npes, nullptr, 0, &t) == 0, "split");
+    MP_CHECK(nvshmem_int_sum_reduce(t, buf, buf + 512, 4) == 0, "a reduce on the team before it was destroyed");
+    nvshmem_team_destroy(t);
+    std::printf("PE %d: destroyed team %d\n", g_me, t);
+    std::fflush(stdout);
+    const int rc = nvshmem_int_sum_reduce(t, buf, buf + 512, 4);
+    MP_CHECK(rc != 0, "nvshmem_int_sum_reduce on destroyed team %d returned 0", t);
+    reduce_still_works(c.c_str(), buf);
+    survived(c.c_str(), rc);
+  } else if (c == "reduce_partial_overlap") {  // dest 2 after or 3 before the source: refused; in place works
+    const int rc = nvshmem_int_max_reduce(NVSHMEM_TEAM_WORLD, buf + 2, buf, 4);
+    MP_CHECK(rc != 0, "nvshmem_int_max_reduce with dest = source + 2 (4 elements) returned 0");
+    const int rc2 = nvshmem_int_max_reduce(NVSHMEM_TEAM_WORLD, buf, buf + 3, 4);
+    MP_CHECK(rc2 != 0, "nvshmem_int_max_reduce with dest = source - 3 (4 elements) returned 0");
+    for (int i = 0; i < 4; ++i) buf[64 + i] = g_me * 10 + i;
+    nvshmem_barrier_all();
+    const int rc3 = nvshmem_int_max_reduce(NVSHMEM_TEAM_WORLD, buf + 64, buf + 64, 4);  // in place
+    MP_CHECK(rc3 == 0, "nvshmem_int_max_reduce in place (dest == source) returned %d", rc3);
+    for (int i = 0; i < 4; ++i) {
+      MP_CHECK(buf[64 + i] == (g_npes - 1) * 10 + i, "in-place max: element %d is %d, expected %d", i, buf[64 + i],
+               (g_npes - 1) * 10 + i);
+    }
+    reduce_still_works(c.c_str(), buf);
+    survived(c.c_str(), rc);
+  } else if (c == "reducescatter_overlap") {  // overlap of any kind, dest == source included, is refused
+    const int rc = nvshmem_int_sum_reducescatter(NVSHMEM_TEAM_WORLD, buf + 1, buf, 4);
+    MP_CHECK(rc != 0, "nvshmem_int_sum_reducescatter with dest = source + 1 returned 0");
+    const int rc2 = nvshmem_int_sum_reducescatter(NVSHMEM_TEAM_WORLD, buf + 100, buf + 100, 4);
+    MP_CHECK(rc2 != 0, "nvshmem_int_sum_reducescatter with dest == source returned 0");
+    // dest inside the last member's block of the source
+    const int rc3 =
+        nvshmemx_int_sum_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, buf + 200 + 4 * g_npes - 1, buf + 200, 4, nullptr);
+    MP_CHECK(rc3 != 0, "nvshmemx_int_sum_reducescatter_on_stream with dest in the source's last block returned 0");
+    reduce_still_works(c.c_str(), buf);
+    survived(c.c_str(), rc);
+  } else if (c == "mismatched_arguments") {  // run with NVSHMEM_ENABLE_ERROR_CHECKS=1: each PE passes its own size
+    int* src = buf + 1000;
+    int* dest = buf + 1100;
+    const int rc = nvshmem_int_fcollect(NVSHMEM_TEAM_WORLD, dest, src, 2 + static_cast<size_t>(g_me));
+    MP_CHECK(rc != 0, "nvshmem_int_fcollect with a count that differs between PEs returned 0");
+    const int rc2 = nvshmem_int_broadcast(NVSHMEM_TEAM_WORLD, dest, src, 2, g_me);
+    MP_CHECK(rc2 != 0, "nvshmem_int_broadcast with a root that differs between PEs returned 0");
+    const int rc3 = g_me == 0 ? nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, dest, src, 2)
+                              : nvshmem_int_max_reduce(NVSHMEM_TEAM_WORLD, dest, src, 2);
+    MP_CHECK(rc3 != 0, "sum on PE 0 and max on the others returned 0");
+    reduce_still_works(c.c_str(), buf);  // matching arguments pass the check
+    survived(c.c_str(), rc);
+  } else if (c == "reduce_dest_not_in_heap") {  // local memory as dest, then as source
+    long local[8] = {};
+    long* sym = reinterpret_cast<long*>(buf);
+    const int rc = nvshmem_long_min_reduce(NVSHMEM_TEAM_WORLD, local, sym, 4);
+    MP_CHECK(rc != 0, "nvshmem_long_min_reduce into a stack array returned 0");
+    const int rc2 = nvshmem_long_min_reducescatter(NVSHMEM_TEAM_WORLD, sym, local, 2);
+    MP_CHECK(rc2 != 0, "nvshmem_long_min_reducescatter from a stack array returned 0");
+    reduce_still_works(c.c_str(), buf);
     survived(c.c_str(), rc);
   } else {
     if (g_me == 0) std::fprintf(stderr, "mp_team_errors: unknown case '%s'\n", c.c_str());

@@ -1,7 +1,8 @@
 // What the device collective perftests share (barrier_latency, sync_latency, bcast_latency,
-// fcollect_latency, alltoall_latency): start-up on any number of PEs with a GPU each, the stream and
-// timing events, symmetric allocation, the collective launch of one CTA, the timing of a launch, the
-// data pattern and its check, and agreeing on the errors found.
+// fcollect_latency, alltoall_latency, reduction_latency, reducescatter_latency): start-up on any
+// number of PEs with a GPU each, the stream and timing events, symmetric allocation, the collective
+// launch of one CTA, the timing of a launch, the data pattern and its check, and agreeing on the
+// errors found.
 //
 // Every test runs on NVSHMEM_TEAM_WORLD at three scopes, each a kernel of one CTA started with
 // nvshmemx_collective_launch, whose threads call the operation once per iteration:

@@ -6,7 +6,7 @@
 int main(int argc, char **argv) {
   HostColl t;
   host_coll_start(&t, argc, argv, "alltoall_on_stream");
-#define PERFTEST_CASE(DNAME, API, T)                                                                          \
+#define PERFTEST_CASE(DNAME, API, T, RED)                                                                     \
   if (t.opts.datatype == #DNAME) {                                                                            \
     return host_coll_finish(                                                                                  \
         &t, typed_coll_run<T>(t, kAlltoall, "alltoall_on_stream", "nvshmemx_" #API "_alltoall_on_stream",     \

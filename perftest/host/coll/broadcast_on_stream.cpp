@@ -6,7 +6,7 @@
 int main(int argc, char **argv) {
   HostColl t;
   host_coll_start(&t, argc, argv, "broadcast_on_stream");
-#define PERFTEST_CASE(DNAME, API, T)                                                                            \
+#define PERFTEST_CASE(DNAME, API, T, RED)                                                                       \
   if (t.opts.datatype == #DNAME) {                                                                              \
     return host_coll_finish(                                                                                    \
         &t, typed_coll_run<T>(t, kBcast, "broadcast_on_stream", "nvshmemx_" #API "_broadcast_on_stream",        \

@@ -1,8 +1,8 @@
 // What the host on-stream collective perftests share (barrier_on_stream, barrier_all_on_stream,
-// sync_on_stream, sync_all_on_stream, broadcast_on_stream, fcollect_on_stream, alltoall_on_stream):
-// start-up on any number of PEs with a GPU each, the stream, the timed loop of on-stream operations
-// (plain or captured in a CUDA graph), the -d type dispatch, the data pattern and its check, and
-// agreeing on the errors found.
+// sync_on_stream, sync_all_on_stream, broadcast_on_stream, fcollect_on_stream, alltoall_on_stream,
+// reduction_on_stream, reducescatter_on_stream): start-up on any number of PEs with a GPU each, the
+// stream, the timed loop of on-stream operations (plain or captured in a CUDA graph), the -d type
+// (and -o op) dispatch, the data pattern and its check, and agreeing on the errors found.
 //
 // Timing: -w untimed operations on the stream, a barrier_all, then -n operations enqueued back to back
 // on the stream with a CUDA event recorded before the first and after each one; sample i is the time
@@ -163,9 +163,8 @@ int sync_on_stream_main(int argc, char **argv, const char *job, const char *api,
   return host_coll_finish(&t, errors);
 }
 
-// ---- the typed data collectives (broadcast_on_stream, fcollect_on_stream, alltoall_on_stream) -----
-
-enum HostCollKind { kBcast, kFcollect, kAlltoall };
+// ---- the typed data collectives (broadcast_on_stream, fcollect_on_stream, alltoall_on_stream,
+// reduction_on_stream, reducescatter_on_stream; their kinds are perftest.h's PerftestColl) ---------
 
 constexpr int kRoot = 0;  // the broadcasts' root
 
@@ -179,17 +178,26 @@ double as_double(T x) {
   return static_cast<double>(static_cast<float>(x));
 }
 
-// Element i of PE pe's source buffer (whatever nelems is, so one fill serves every size).
+// Element i of PE pe's source buffer (whatever nelems is, so one fill serves every size), of a
+// collective that does not reduce.
 template <class T>
 T source_value(int pe, size_t i) {
   return make_value<T>(static_cast<unsigned>(((static_cast<size_t>(pe) * 131u + i) & 0xff) + 1));
 }
 
-// The elements per PE of each size: bytes / sizeof(T) for a broadcast, bytes / (npes * sizeof(T))
-// for fcollect and alltoall, at least 1; a count the previous size gave already is not repeated.
+// Element i of PE pe's source buffer of a collective of kind `kind` (a reduction's of the -o op).
+template <class T>
+T host_source(const HostColl &t, int kind, int pe, size_t i) {
+  if (!perftest_is_reduction(kind)) return source_value<T>(pe, i);
+  return make_value<T>(static_cast<unsigned>(perftest_reduce_source(perftest_reduce_op(t.opts), pe, t.npes, i)));
+}
+
+// The elements per PE of each size: bytes / sizeof(T) for broadcast and reduce, bytes / (npes *
+// sizeof(T)) for fcollect, alltoall and reducescatter, at least 1; a count the previous size gave
+// already is not repeated.
 template <class T>
 std::vector<size_t> host_coll_counts(const HostColl &t, int kind) {
-  const size_t per = sizeof(T) * (kind == kBcast ? 1 : static_cast<size_t>(t.npes));
+  const size_t per = sizeof(T) * perftest_size_blocks(kind, t.npes);
   std::vector<size_t> counts;
   for (size_t bytes : perftest_sizes(t.opts)) {
     size_t n = bytes / per;
@@ -203,7 +211,14 @@ std::vector<size_t> host_coll_counts(const HostColl &t, int kind) {
 template <class T>
 std::vector<double> host_expected(const HostColl &t, int kind, size_t nelems) {
   std::vector<double> want;
-  if (kind == kBcast) {
+  if (perftest_is_reduction(kind)) {
+    const size_t offset = kind == kReducescatter ? static_cast<size_t>(t.mype) * nelems : 0;
+    for (size_t j = 0; j < nelems; ++j) {
+      // Through T, as the source values went (see make_value).
+      const double v = perftest_reduce_expected(perftest_reduce_op(t.opts), t.npes, offset + j);
+      want.push_back(as_double(make_value<T>(static_cast<unsigned>(v))));
+    }
+  } else if (kind == kBcast) {
     for (size_t j = 0; j < nelems; ++j) want.push_back(as_double(source_value<T>(kRoot, j)));
   } else {
     for (int pe = 0; pe < t.npes; ++pe) {
@@ -215,20 +230,20 @@ std::vector<double> host_expected(const HostColl &t, int kind, size_t nelems) {
 }
 
 // The sweep of one type: `op(team, dest, src, nelems, stream)` enqueues one operation and returns
-// its status. Output: one v2 table, job `job`, type -d, whose size column is NVSHMEM's collective
-// size (nelems * sizeof(T), times the number of PEs for fcollect and alltoall). The data of the
-// largest size is checked on every PE (a broadcast's root excepted). Returns the exit status.
+// its status. Output: one v2 table, job `job`, type -d (and, for a reduction, a redop column with
+// -o), whose size column is NVSHMEM's collective size (nelems * sizeof(T), times the number of PEs
+// for fcollect, alltoall and reducescatter). The data of the largest size is checked on every PE (a
+// broadcast's root excepted). Returns the exit status.
 template <class T, class Op>
 int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &&op) {
   const std::vector<size_t> counts = host_coll_counts<T>(t, kind);
-  const size_t npes = static_cast<size_t>(t.npes);
   const size_t max_n = counts.back();
-  const size_t src_elems = max_n * (kind == kAlltoall ? npes : 1);
-  const size_t dest_elems = max_n * (kind == kBcast ? 1 : npes);
+  const size_t src_elems = max_n * perftest_src_blocks(kind, t.npes);
+  const size_t dest_elems = max_n * perftest_dest_blocks(kind, t.npes);
   T *src = static_cast<T *>(host_coll_alloc(t, src_elems * sizeof(T)));
   T *dest = static_cast<T *>(host_coll_alloc(t, dest_elems * sizeof(T)));
   std::vector<T> fill(src_elems);
-  for (size_t i = 0; i < src_elems; ++i) fill[i] = source_value<T>(t.mype, i);
+  for (size_t i = 0; i < src_elems; ++i) fill[i] = host_source<T>(t, kind, t.mype, i);
   CUDA_CHECK(cudaMemcpy(src, fill.data(), src_elems * sizeof(T), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaDeviceSynchronize());
   nvshmem_barrier_all();
@@ -240,7 +255,7 @@ int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &
     const std::vector<double> samples = time_on_stream(t, [&] { return op(team, dest, src, n, t.stream); });
     double a = 0.0, l = 0.0, h = 0.0;
     perftest_latency_stats(samples, &a, &l, &h);
-    sizes.push_back(n * sizeof(T) * (kind == kBcast ? 1 : npes));
+    sizes.push_back(n * sizeof(T) * perftest_size_blocks(kind, t.npes));
     avg.push_back(a);
     lo.push_back(l);
     hi.push_back(h);
@@ -249,7 +264,7 @@ int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &
   size_t bad = host_status_ok(t, api) ? 0 : 1;
   if (kind != kBcast || t.mype != kRoot) {
     const size_t n = counts.back();
-    const size_t got_elems = n * (kind == kBcast ? 1 : npes);
+    const size_t got_elems = n * perftest_dest_blocks(kind, t.npes);
     std::vector<T> got(got_elems);
     CUDA_CHECK(cudaMemcpy(got.data(), dest, got_elems * sizeof(T), cudaMemcpyDeviceToHost));
     const std::vector<double> want = host_expected<T>(t, kind, n);
@@ -267,7 +282,8 @@ int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &
   }
   const int errors = host_total_errors(t, bad);
   if (errors == 0) {
-    print_table_v2(job, t.opts.datatype.c_str(), nullptr, sizeof(T), perftest_busbw_factor(job, t.npes), sizes.data(),
+    const char *redop = perftest_is_reduction(kind) ? perftest_reduce_op_name(perftest_reduce_op(t.opts)) : nullptr;
+    print_table_v2(job, t.opts.datatype.c_str(), redop, sizeof(T), perftest_busbw_factor(job, t.npes), sizes.data(),
                    avg.data(), lo.data(), hi.data(), static_cast<int>(sizes.size()));
   }
   nvshmem_barrier_all();
@@ -276,25 +292,26 @@ int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &
   return errors;
 }
 
-// The -d types of the typed collectives: X(-d name, API type name, C type) (-d fp16 and bf16 are
-// the API's half and bfloat16).
+// The -d types of the typed collectives: X(-d name, API type name, C type, reductions) (-d fp16 and
+// bf16 are the API's half and bfloat16). Reductions: the ops NVSHMEM defines for the type: none
+// (ptrdiff has no reduction), std (min, max, sum, prod) or bit (those and and, or, xor).
 // clang-format off
-#define PERFTEST_HOST_COLL_TYPES(X)           \
-  X(int, int, int)                            \
-  X(long, long, long)                         \
-  X(longlong, longlong, long long)            \
-  X(ulonglong, ulonglong, unsigned long long) \
-  X(size, size, size_t)                       \
-  X(ptrdiff, ptrdiff, ptrdiff_t)              \
-  X(float, float, float)                      \
-  X(double, double, double)                   \
-  X(uint, uint, unsigned int)                 \
-  X(int32, int32, int32_t)                    \
-  X(uint32, uint32, uint32_t)                 \
-  X(int64, int64, int64_t)                    \
-  X(uint64, uint64, uint64_t)                 \
-  X(fp16, half, __half)                       \
-  X(bf16, bfloat16, __nv_bfloat16)
+#define PERFTEST_HOST_COLL_TYPES(X)                \
+  X(int, int, int, std)                            \
+  X(long, long, long, std)                         \
+  X(longlong, longlong, long long, std)            \
+  X(ulonglong, ulonglong, unsigned long long, bit) \
+  X(size, size, size_t, bit)                       \
+  X(ptrdiff, ptrdiff, ptrdiff_t, none)             \
+  X(float, float, float, std)                      \
+  X(double, double, double, std)                   \
+  X(uint, uint, unsigned int, bit)                 \
+  X(int32, int32, int32_t, bit)                    \
+  X(uint32, uint32, uint32_t, bit)                 \
+  X(int64, int64, int64_t, bit)                    \
+  X(uint64, uint64, uint64_t, bit)                 \
+  X(fp16, half, __half, std)                       \
+  X(bf16, bfloat16, __nv_bfloat16, std)
 // clang-format on
 
 // The end of a typed program whose -d type has no case: a message from PE 0 and status 1 everywhere.
@@ -302,5 +319,65 @@ int typed_coll_run(HostColl &t, int kind, const char *job, const char *api, Op &
   if (t.mype == 0) std::fprintf(stderr, "%s: -d %s is not supported by this test\n", t.name, t.opts.datatype.c_str());
   perftest_exit(1);
 }
+
+// ---- the reductions (reduction_on_stream, reducescatter_on_stream) --------------------------------
+
+// The -d types whose reductions include and, or and xor, each after a space.
+#define PERFTEST_BITWISE_NAME_none(DNAME)
+#define PERFTEST_BITWISE_NAME_std(DNAME)
+#define PERFTEST_BITWISE_NAME_bit(DNAME) " " #DNAME
+#define PERFTEST_BITWISE_NAME(DNAME, API, T, RED) PERFTEST_BITWISE_NAME_##RED(DNAME)
+constexpr const char kBitwiseTypes[] = "" PERFTEST_HOST_COLL_TYPES(PERFTEST_BITWISE_NAME);
+#undef PERFTEST_BITWISE_NAME
+#undef PERFTEST_BITWISE_NAME_bit
+#undef PERFTEST_BITWISE_NAME_std
+#undef PERFTEST_BITWISE_NAME_none
+
+// The end of a reduction program whose -d type lacks the -o op (and, or and xor of a floating-point
+// or signed int/long/longlong type, any op of ptrdiff: NVSHMEM defines none of them): a message from
+// PE 0 and status 1 everywhere.
+[[noreturn]] void host_reduce_unsupported_op(const HostColl &t) {
+  if (t.mype == 0) {
+    const PerftestReduceOp op = perftest_reduce_op(t.opts);
+    const bool bitwise = op == PerftestReduceOp::kAnd || op == PerftestReduceOp::kOr || op == PerftestReduceOp::kXor;
+    std::fprintf(stderr, "%s: -o %s is not defined for -d %s%s%s%s\n", t.name, t.opts.reduce_op.c_str(),
+                 t.opts.datatype.c_str(), bitwise ? " (and, or and xor take -d" : "", bitwise ? kBitwiseTypes : "",
+                 bitwise ? ")" : "");
+  }
+  perftest_exit(1);
+}
+
+// One -o case of a reduction program's main: the sweep of nvshmemx_<API>_<OP>_<COLL>_on_stream, the
+// program's exit status, when -o names OP (COLL reduce with KIND kReduce, or reducescatter with
+// kReducescatter).
+#define PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, OP)                                                         \
+  if (t.opts.reduce_op == #OP) {                                                                                \
+    return host_coll_finish(                                                                                    \
+        &t, typed_coll_run<T>(t, KIND, t.name, "nvshmemx_" #API "_" #OP "_" #COLL "_on_stream",                 \
+                              [](nvshmem_team_t team, T *dest, const T *src, size_t nreduce, cudaStream_t s) {  \
+                                return nvshmemx_##API##_##OP##_##COLL##_on_stream(team, dest, src, nreduce, s); \
+                              }));                                                                              \
+  }
+// The -o cases of a type, by its reductions (see PERFTEST_HOST_COLL_TYPES).
+// clang-format off
+#define PERFTEST_HOST_REDUCE_OPS_none(COLL, KIND, API, T)
+#define PERFTEST_HOST_REDUCE_OPS_std(COLL, KIND, API, T) \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, min)       \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, max)       \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, sum)       \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, prod)
+#define PERFTEST_HOST_REDUCE_OPS_bit(COLL, KIND, API, T) \
+  PERFTEST_HOST_REDUCE_OPS_std(COLL, KIND, API, T)       \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, and)       \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, or)        \
+  PERFTEST_HOST_REDUCE_OP(COLL, KIND, API, T, xor)
+// The -d case of a reduction program's main (whose HostColl is t), the X of PERFTEST_HOST_COLL_TYPES:
+// runs the -o op, or ends the program when the type lacks it.
+#define PERFTEST_HOST_REDUCE_CASE(COLL, KIND, DNAME, API, T, RED) \
+  if (t.opts.datatype == #DNAME) {                                \
+    PERFTEST_HOST_REDUCE_OPS_##RED(COLL, KIND, API, T)            \
+    host_reduce_unsupported_op(t);                                \
+  }
+// clang-format on
 
 }  // namespace
