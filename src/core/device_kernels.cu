@@ -55,11 +55,14 @@ extern "C" __global__ void gshmemi_quiet_kernel() { gshmem::dev::quiet(); }
 
 namespace {
 
-// The data movement of a collective by every block of the grid, without the team's synchronisation
-// (the launches before and after it do that: coll/plan.h). Each block takes a slice of every copy;
-// each thread of the grid a share of the reduced elements.
+// The memory operations of the collective algorithms for the library's kernel. Each block takes a
+// slice of every copy and each thread of the grid a share of the reduced elements. With `whole` (a
+// launch of one block) the algorithm's team sync and barrier run here; otherwise (grid_work) the
+// launches before and after this one do them (coll/plan.h). One set of operations for both keeps the
+// kernel's instantiations (and its build time) to one per collective, type and operation.
 struct GridOps {
   const gshmem::detail::TeamSlot& t;
+  bool whole;
   __device__ void put(int i, char* dest, const char* src, size_t bytes) {
     const size_t per = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~static_cast<size_t>(15);
     const size_t begin = per * blockIdx.x;
@@ -77,8 +80,12 @@ struct GridOps {
   }
   __device__ int rank() const { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
   __device__ int threads() const { return static_cast<int>(gridDim.x * blockDim.x); }
-  __device__ void sync() const {}
-  __device__ void barrier() const {}
+  __device__ void sync() const {
+    if (whole) gshmem::dev::detail_team::barrier<gshmem::Scope::kBlock, false>(t);
+  }
+  __device__ void barrier() const {
+    if (whole) gshmem::dev::detail_team::barrier<gshmem::Scope::kBlock, true>(t);
+  }
 };
 
 struct GridReduce {
@@ -97,9 +104,9 @@ struct GridReduce {
   }
 };
 
-__device__ void grid_work(const gshmem::CollCall& c) {
+__device__ void run_collective(const gshmem::CollCall& c) {
   using gshmem::detail::CollOp;
-  GridOps ops{gshmem::dev::detail_team::member_slot(c.team, "a collective")};
+  GridOps ops{gshmem::dev::detail_team::member_slot(c.team, "a collective"), c.grid_work == 0};
   char* dest = static_cast<char*>(c.dest);
   const char* src = static_cast<const char*>(c.src);
   switch (c.op) {
@@ -126,15 +133,11 @@ __device__ void grid_work(const gshmem::CollCall& c) {
 
 }  // namespace
 
-// The host and on-stream collectives of the GPU backend: one block runs the device algorithm, or
+// The host and on-stream collectives of the GPU backend: one block runs the algorithm, or
 // (grid_work) every block of the grid moves a share of the data.
 extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
   using gshmem::Scope;
   using gshmem::detail::CollOp;
-  if (c.grid_work) {
-    grid_work(c);
-    return;
-  }
   switch (c.op) {
     case CollOp::kBarrier:
       gshmem::dev::team_barrier<Scope::kBlock>(c.team);
@@ -142,20 +145,8 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
     case CollOp::kSync:
       gshmem::dev::team_sync<Scope::kBlock>(c.team);
       break;
-    case CollOp::kBroadcast:
-      gshmem::dev::broadcastmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes, c.root);
-      break;
-    case CollOp::kFcollect:
-      gshmem::dev::fcollectmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes);
-      break;
-    case CollOp::kAlltoall:
-      gshmem::dev::alltoallmem<Scope::kBlock>(c.team, c.dest, c.src, c.bytes);
-      break;
-    case CollOp::kReduce:
-    case CollOp::kReducescatter:
-      gshmem::dev::reduce_by_value<Scope::kBlock>(c.team, c.dtype, c.redop, c.op == CollOp::kReducescatter, c.dest,
-                                                  c.src, c.bytes / gshmem::detail::reduce_type_size(c.dtype));
-      break;
+    default:
+      run_collective(c);
   }
 }
 

@@ -240,18 +240,8 @@ SizeList sizes_for(int scope, bool big_thread) {
 
 // ---- teams -------------------------------------------------------------------------------------
 
-struct Team {
-  std::string name;
-  int start = 0, stride = 1, size = 0;
-  nvshmem_team_t handle = NVSHMEM_TEAM_INVALID;
-  int index = -1;  // this PE's index in the team, or -1
-  int pe(int i) const { return start + i * stride; }
-  int index_of(int world) const {
-    if (world < start || (world - start) % stride != 0) return -1;
-    const int k = (world - start) / stride;
-    return k < size ? k : -1;
-  }
-};
+using gputest::Team;
+using gputest::team_text;
 
 struct Ctx {
   int me = 0, npes = 0;
@@ -273,44 +263,7 @@ struct Ctx {
   unsigned char* dst() const { return sym_dst + kGuard; }
 };
 
-std::string team_text(const Team& t) {
-  return t.name + " (member " + std::to_string(t.index) + " of " + std::to_string(t.size) + ")";
-}
-
-// WORLD, then two teams split from it (collective over the world, in the same order on every PE).
-void make_teams(Ctx& c) {
-  Team w;
-  w.name = "NVSHMEM_TEAM_WORLD";
-  w.size = c.npes;
-  w.handle = NVSHMEM_TEAM_WORLD;
-  w.index = c.me;
-  c.teams.push_back(w);
-  int spec[2][3];
-  if (c.npes == 2) {
-    const int s[2][3] = {{1, 1, 1}, {0, 1, 2}};
-    std::memcpy(spec, s, sizeof spec);
-  } else {
-    const int s[2][3] = {{1, 2, c.npes / 2}, {0, 1, c.npes - 1}};
-    std::memcpy(spec, s, sizeof spec);
-  }
-  for (auto& sp : spec) {
-    Team t;
-    t.start = sp[0];
-    t.stride = sp[1];
-    t.size = sp[2];
-    t.name = "split of NVSHMEM_TEAM_WORLD (start " + std::to_string(t.start) + ", stride " + std::to_string(t.stride) +
-             ", size " + std::to_string(t.size) + ")";
-    nvshmem_team_t h = NVSHMEM_TEAM_INVALID;
-    const int rc = nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, t.start, t.stride, t.size, nullptr, 0, &h);
-    MP_CHECK(rc == 0, "nvshmem_team_split_strided to %s returned %d", t.name.c_str(), rc);
-    t.index = t.index_of(c.me);
-    MP_CHECK((h != NVSHMEM_TEAM_INVALID) == (t.index >= 0),
-             "nvshmem_team_split_strided to %s gave PE %d %s, but it is %s", t.name.c_str(), c.me,
-             h == NVSHMEM_TEAM_INVALID ? "NVSHMEM_TEAM_INVALID" : "a team", t.index >= 0 ? "a member" : "no member");
-    t.handle = h;
-    c.teams.push_back(t);
-  }
-}
+void make_teams(Ctx& c) { c.teams = gputest::make_teams(c.me, c.npes); }
 
 // What the team queries must answer on this PE, in the layout of team_queries' output.
 std::vector<int> expected_queries(const Ctx& c, const Team& t, const Team& other) {
