@@ -42,51 +42,14 @@ class HostCollEngine final : public CollEngine {
 
   Status run(const CollCall& c, const TeamSlot& t, int, bool, void*, const char* api) override {
     Ops ops{this, &t, c.team, api};
-    char* dest = static_cast<char*>(c.dest);
-    const char* src = static_cast<const char*>(c.src);
-    switch (c.op) {
-      case CollOp::kBarrier:
-      case CollOp::kSync:
-        ops.barrier();
-        break;
-      case CollOp::kBroadcast:
-        detail::broadcast(ops, t, dest, src, c.bytes, c.root);
-        break;
-      case CollOp::kFcollect:
-        detail::fcollect(ops, t, dest, src, c.bytes);
-        break;
-      case CollOp::kAlltoall:
-        detail::alltoall(ops, t, dest, src, c.bytes);
-        break;
-      case CollOp::kReduce:
-      case CollOp::kReducescatter: {
-        ByValue r{&ops, &t, c.op == CollOp::kReducescatter, c.dest, c.src, c.bytes / detail::reduce_type_size(c.dtype)};
-        if (!detail::reduce_dispatch(c.dtype, c.redop, r)) return GSHMEM_ERROR_INVALID_VALUE;
-        break;
-      }
+    if (c.op == CollOp::kBarrier || c.op == CollOp::kSync) {
+      ops.barrier();
+      return GSHMEM_SUCCESS;
     }
-    return GSHMEM_SUCCESS;
+    return run_data_collective(ops, t, c) ? GSHMEM_SUCCESS : GSHMEM_ERROR_INVALID_VALUE;
   }
 
  private:
-  struct Ops;
-  // A reduction of (type, op) given as values, in the templates of reduce_algo.h.
-  struct ByValue {
-    Ops* ops;
-    const TeamSlot* t;
-    bool scatter;
-    void* dest;
-    const void* src;
-    size_t n;
-    template <detail::ReduceOp Op, class T>
-    void run() {
-      if (scatter) {
-        detail::reducescatter<Op>(*ops, *t, static_cast<T*>(dest), static_cast<const T*>(src), n);
-      } else {
-        detail::reduce<Op>(*ops, *t, static_cast<T*>(dest), static_cast<const T*>(src), n);
-      }
-    }
-  };
   struct Flags {
     const HostCollEngine* e;
     const TeamSlot* t;

@@ -33,6 +33,41 @@ struct CollCall {
   uint64_t bytes = 0;  // per block (broadcast and reduce: the whole message; reducescatter: dest)
 };
 
+#if defined(__CUDACC__)
+#define GSHMEMI_COLL_CALL_FN __host__ __device__ inline
+#else
+#define GSHMEMI_COLL_CALL_FN inline
+#endif
+
+// Runs the collective `c` that moves data (broadcast, fcollect, alltoall, reduce, reducescatter) with the
+// memory operations `ops` (coll_algo.h, reduce_algo.h): the CPU backend's engine and the library's
+// kernel share it. False for any other collective or a (type, op) pair that has no reduction.
+template <class Ops>
+GSHMEMI_COLL_CALL_FN bool run_data_collective(Ops& ops, const detail::TeamSlot& t, const CollCall& c) {
+  using detail::CollOp;
+  char* dest = static_cast<char*>(c.dest);
+  const char* src = static_cast<const char*>(c.src);
+  switch (c.op) {
+    case CollOp::kBroadcast:
+      detail::broadcast(ops, t, dest, src, c.bytes, c.root);
+      return true;
+    case CollOp::kFcollect:
+      detail::fcollect(ops, t, dest, src, c.bytes);
+      return true;
+    case CollOp::kAlltoall:
+      detail::alltoall(ops, t, dest, src, c.bytes);
+      return true;
+    case CollOp::kReduce:
+    case CollOp::kReducescatter:
+      return detail::reduce_by_value(ops, t, c.dtype, c.redop, c.op == CollOp::kReducescatter, c.dest, c.src,
+                                     c.bytes / detail::reduce_type_size(c.dtype));
+    default:
+      return false;
+  }
+}
+
+#undef GSHMEMI_COLL_CALL_FN
+
 class CollEngine {
  public:
   virtual ~CollEngine() = default;

@@ -60,8 +60,7 @@ namespace {
 // launch of one block) the algorithm's team sync and barrier run here; otherwise (grid_work) the
 // launches before and after this one do them (coll/plan.h). One set of operations for both keeps the
 // kernel's instantiations (and its build time) to one per collective, type and operation.
-struct GridOps {
-  const gshmem::detail::TeamSlot& t;
+struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
   bool whole;
   __device__ void put(int i, char* dest, const char* src, size_t bytes) {
     const size_t per = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~static_cast<size_t>(15);
@@ -70,66 +69,15 @@ struct GridOps {
     const size_t n = bytes - begin < per ? bytes - begin : per;
     gshmem::detail::group_copy<gshmem::Scope::kBlock>(gshmem::dev::peer_address(dest + begin, t.pe(i)), src + begin, n);
   }
-  template <class T>
-  __device__ T* peer(int i, T* p) const {
-    return reinterpret_cast<T*>(gshmem::dev::peer_address(p, t.pe(i)));
-  }
-  template <class T>
-  __device__ T load(const T* p) const {
-    return gshmem::dev::detail_reduce::load_cg(p);
-  }
   __device__ int rank() const { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
   __device__ int threads() const { return static_cast<int>(gridDim.x * blockDim.x); }
   __device__ void sync() const {
-    if (whole) gshmem::dev::detail_team::barrier<gshmem::Scope::kBlock, false>(t);
+    if (whole) DeviceOps::sync();
   }
   __device__ void barrier() const {
-    if (whole) gshmem::dev::detail_team::barrier<gshmem::Scope::kBlock, true>(t);
+    if (whole) DeviceOps::barrier();
   }
 };
-
-struct GridReduce {
-  GridOps* ops;
-  bool scatter;
-  void* dest;
-  const void* src;
-  size_t n;
-  template <gshmem::detail::ReduceOp Op, class T>
-  __device__ void run() {
-    if (scatter) {
-      gshmem::detail::reducescatter<Op>(*ops, ops->t, static_cast<T*>(dest), static_cast<const T*>(src), n);
-    } else {
-      gshmem::detail::reduce<Op>(*ops, ops->t, static_cast<T*>(dest), static_cast<const T*>(src), n);
-    }
-  }
-};
-
-__device__ void run_collective(const gshmem::CollCall& c) {
-  using gshmem::detail::CollOp;
-  GridOps ops{gshmem::dev::detail_team::member_slot(c.team, "a collective"), c.grid_work == 0};
-  char* dest = static_cast<char*>(c.dest);
-  const char* src = static_cast<const char*>(c.src);
-  switch (c.op) {
-    case CollOp::kBroadcast:
-      gshmem::detail::broadcast(ops, ops.t, dest, src, c.bytes, c.root);
-      break;
-    case CollOp::kFcollect:
-      gshmem::detail::fcollect(ops, ops.t, dest, src, c.bytes);
-      break;
-    case CollOp::kAlltoall:
-      gshmem::detail::alltoall(ops, ops.t, dest, src, c.bytes);
-      break;
-    case CollOp::kReduce:
-    case CollOp::kReducescatter: {
-      GridReduce r{&ops, c.op == CollOp::kReducescatter, c.dest, c.src,
-                   c.bytes / gshmem::detail::reduce_type_size(c.dtype)};
-      gshmem::detail::reduce_dispatch(c.dtype, c.redop, r);
-      break;
-    }
-    default:
-      break;
-  }
-}
 
 }  // namespace
 
@@ -145,8 +93,10 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
     case CollOp::kSync:
       gshmem::dev::team_sync<Scope::kBlock>(c.team);
       break;
-    default:
-      run_collective(c);
+    default: {
+      GridOps ops{{gshmem::dev::detail_team::member_slot(c.team, "a collective")}, c.grid_work == 0};
+      gshmem::run_data_collective(ops, ops.t, c);
+    }
   }
 }
 

@@ -393,6 +393,34 @@ GSHMEMI_RED_FN bool reduce_dispatch(ReduceType type, ReduceOp op, F& f) {
   return false;
 }
 
+// A reduction whose type and operation are values (the library's kernel and the CPU backend's engine
+// get them so): reduce or reducescatter of `n` elements with the memory operations `ops`. False for a
+// (type, op) pair that has no reduction.
+template <class Ops>
+struct ReduceByValue {
+  Ops& ops;
+  const TeamSlot& t;
+  bool scatter;
+  void* dest;
+  const void* src;
+  size_t n;
+  template <ReduceOp Op, class T>
+  GSHMEMI_RED_FN void run() {
+    if (scatter) {
+      reducescatter<Op>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n);
+    } else {
+      reduce<Op>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n);
+    }
+  }
+};
+
+template <class Ops>
+GSHMEMI_RED_FN bool reduce_by_value(Ops& ops, const TeamSlot& t, ReduceType type, ReduceOp op, bool scatter, void* dest,
+                                    const void* src, size_t n) {
+  ReduceByValue<Ops> r{ops, t, scatter, dest, src, n};
+  return reduce_dispatch(type, op, r);
+}
+
 }  // namespace detail
 }  // namespace gshmem
 

@@ -1,6 +1,7 @@
 // Native device API: the collectives that move data (broadcast, fcollect, alltoall) on any team, at
 // every scope. The algorithms are those of gshmem/detail/coll_algo.h; here they get the device's
-// memory operations: a group copy into the member's mapped heap, and the team's barrier.
+// memory operations (DeviceOps, which the reductions of reduce.cuh use too): group copies into and
+// loads from the members' mapped heaps, and the team's sync and barrier.
 //
 // Contracts (NVSHMEM's): every member calls with the same sizes (and root); `dest` and `src` are
 // symmetric; every member's `dest` is ready to receive when any member calls; on return this PE's
@@ -10,6 +11,8 @@
 
 #if defined(__CUDACC__)
 #include <cstddef>
+#include <cstring>
+#include <type_traits>
 
 #include "gshmem/detail/coll_algo.h"
 #include "gshmem/device/copy.cuh"
@@ -21,13 +24,43 @@ namespace gshmem {
 namespace dev {
 namespace detail_coll {
 
+// A load of a peer's element through L2 only (a peer's data changes between collectives).
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "elements of 1, 2, 4, 8 or 16 bytes");
+  using Word = typename std::conditional<
+      sizeof(T) == 1, unsigned char,
+      typename std::conditional<sizeof(T) == 2, unsigned short,
+                                typename std::conditional<sizeof(T) == 4, unsigned int,
+                                                          typename std::conditional<sizeof(T) == 8, unsigned long long,
+                                                                                    uint4>::type>::type>::type>::type;
+  const Word w = __ldcg(reinterpret_cast<const Word*>(p));
+  T v;
+  memcpy(&v, &w, sizeof v);
+  return v;
+}
+
+// The memory operations of the collective algorithms (coll_algo.h, reduce_algo.h) for a group of
+// scope S: copies into and loads from the members' mapped heaps, and the team's sync and barrier.
 template <Scope S>
 struct DeviceOps {
   const gshmem::detail::TeamSlot& t;
-  __device__ __forceinline__ void put(int i, char* dest, const char* src, size_t bytes) {
+  __device__ __forceinline__ void put(int i, char* dest, const char* src, size_t bytes) const {
     gshmem::detail::group_copy<S>(peer_address(dest, t.pe(i)), src, bytes);
   }
-  __device__ __forceinline__ void barrier() { detail_team::barrier<S, true>(t); }
+  template <class T>
+  __device__ __forceinline__ T* peer(int i, T* p) const {
+    return reinterpret_cast<T*>(peer_address(p, t.pe(i)));
+  }
+  template <class T>
+  __device__ __forceinline__ T load(const T* p) const {
+    return load_cg(p);
+  }
+  __device__ __forceinline__ int rank() const { return gshmem::detail::group_rank<S>(); }
+  __device__ __forceinline__ int threads() const { return gshmem::detail::group_size<S>(); }
+  __device__ __forceinline__ void sync() const { detail_team::barrier<S, false>(t); }
+  __device__ __forceinline__ void barrier() const { detail_team::barrier<S, true>(t); }
 };
 
 // The group's copies of the collective start after every thread of it has arrived (its source may
