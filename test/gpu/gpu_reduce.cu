@@ -976,9 +976,7 @@ int main(int argc, char** argv) {
     if (what == "all" || what == "maxloc") run_maxloc(c);
     gputest::sync_and_barrier();
   }
-  for (size_t ti = 1; ti < c.teams.size(); ++ti) {
-    if (c.teams[ti].handle != NVSHMEM_TEAM_INVALID) nvshmem_team_destroy(c.teams[ti].handle);
-  }
+  gputest::destroy_teams(c.teams);
   CUDA_CHECK(cudaStreamDestroy(c.st));
   CUDA_CHECK(cudaFree(c.words));
   CUDA_CHECK(cudaFreeHost(c.h_src));

@@ -337,6 +337,13 @@ inline std::vector<Team> make_teams(int me, int npes) {
   return teams;
 }
 
+// Destroys the split teams of make_teams (WORLD, the first, stays).
+inline void destroy_teams(const std::vector<Team>& teams) {
+  for (size_t ti = 1; ti < teams.size(); ++ti) {
+    if (teams[ti].handle != NVSHMEM_TEAM_INVALID) nvshmem_team_destroy(teams[ti].handle);
+  }
+}
+
 }  // namespace gputest
 
 // A driver API call that must succeed.

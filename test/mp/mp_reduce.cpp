@@ -44,27 +44,17 @@
 #include <type_traits>
 
 #include "gen/type_lists.h"
+#include "mp_team_util.h"
 #include "mp_test.h"
 
 namespace {
 
-using Members = std::vector<int>;  // the world PE of each member, in the team's numbering
+using mp::describe;
+using mp::index_of;
+using mp::Members;
+using mp::strided;
 
 int g_me = -1, g_npes = 0;
-
-int index_of(const Members& m, int pe) {
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (m[i] == pe) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-std::string describe(const Members& m) {
-  std::string s = "{";
-  for (size_t i = 0; i < m.size() && i < 16; ++i) s += (i ? "," : "") + std::to_string(m[i]);
-  if (m.size() > 16) s += ",...";
-  return s + "}";
-}
 
 enum Op { kAnd, kOr, kXor, kMin, kMax, kSum, kProd };
 const char* const kOpNames[] = {"and", "or", "xor", "min", "max", "sum", "prod"};
@@ -280,18 +270,6 @@ struct Slot {
 std::vector<Slot> g_slots;
 std::vector<nvshmem_team_t> g_created;  // in the order made
 
-Members world_members() {
-  Members m(g_npes);
-  std::iota(m.begin(), m.end(), 0);
-  return m;
-}
-
-Members strided(const Members& parent, int start, int stride, int size) {
-  Members m;
-  for (int i = 0; i < size; ++i) m.push_back(parent[start + i * stride]);
-  return m;
-}
-
 void add_slot(const std::string& name, nvshmem_team_t team, const Members& m) {
   Slot s;
   s.name = name;
@@ -317,7 +295,7 @@ nvshmem_team_t split(int start, int stride, int size, const char* what) {
 }
 
 void make_teams() {
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   const int n = g_npes;
   add_slot("WORLD", NVSHMEM_TEAM_WORLD, world);
   if (n >= 2) {  // PEs 1, 3, 5, ...
@@ -382,39 +360,7 @@ void destroy_teams() {
 constexpr unsigned char kFill = 0xA5;
 constexpr size_t kGuard = 64;
 
-class Ring {
- public:
-  void init(size_t cap) {
-    cap_ = cap;
-    base_ = static_cast<char*>(nvshmem_align(4096, cap));
-    MP_CHECK(base_, "nvshmem_align of %zu bytes failed", cap);
-    used_ = cap;
-    reset();
-  }
-  void done() { nvshmem_free(base_); }
-  char* next(size_t bytes) {
-    const size_t need = (bytes + kGuard + 63) / 64 * 64;
-    MP_CHECK(need <= cap_, "a destination of %zu bytes does not fit the ring of %zu", bytes, cap_);
-    if (pos_ + need > cap_) reset();
-    char* p = base_ + pos_;
-    pos_ += need;
-    used_ = std::max(used_, pos_);
-    return p;
-  }
-  void reset() {
-    nvshmem_barrier_all();
-    std::memset(base_, kFill, used_);
-    used_ = 0;
-    pos_ = 0;
-    nvshmem_barrier_all();
-  }
-
- private:
-  char* base_ = nullptr;
-  size_t cap_ = 0, pos_ = 0, used_ = 0;
-};
-
-Ring g_ring;
+mp::DestRing g_ring;
 char* g_src = nullptr;
 size_t g_src_cap = 0;
 uint64_t g_call = 0;  // reductions so far, counted on every PE
@@ -849,33 +795,16 @@ int main(int argc, char** argv) {
   g_src_cap = (g_src_cap + 4095) / 4096 * 4096;
   g_src = static_cast<char*>(nvshmem_align(4096, g_src_cap));
   MP_CHECK(g_src, "nvshmem_align of %zu bytes failed", g_src_cap);
-  g_ring.init(std::max<size_t>(8u << 20, 4 * kBig + 8192));
+  g_ring.init(std::max<size_t>(8u << 20, 4 * kBig + 8192), kFill, kGuard);
   make_teams();
 
-  const struct {
-    const char* name;
-    void (*run)();
-  } parts[] = {{"values", test_values}, {"types", test_types}, {"teams", test_teams},
-               {"stream", test_stream}, {"big", test_big},     {"loop", test_loop}};
-  bool known = what == "all";
-  const auto t0 = std::chrono::steady_clock::now();
-  for (const auto& part : parts) {
-    if (what != "all" && what != part.name) continue;
-    known = true;
-    const auto p0 = std::chrono::steady_clock::now();
-    part.run();
-    nvshmem_barrier_all();
-    if (g_me == 0 && what == "all") {
-      std::printf("  %s: %.2f s\n", part.name,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count());
-    }
-  }
-  if (!known) {
-    if (g_me == 0) std::fprintf(stderr, "usage: mp_reduce [values|types|teams|stream|big|loop]\n");
+  const mp::Part parts[] = {{"values", test_values}, {"types", test_types}, {"teams", test_teams},
+                            {"stream", test_stream}, {"big", test_big},     {"loop", test_loop}};
+  double secs = 0;
+  if (!mp::run_parts("mp_reduce", what, parts, &secs)) {
     nvshmem_finalize();
     return 2;
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const size_t nteams = g_slots.size();
   destroy_teams();
   nvshmem_barrier_all();

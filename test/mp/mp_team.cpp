@@ -15,41 +15,19 @@
 #include <numeric>
 #include <string>
 
+#include "mp_team_util.h"
 #include "mp_test.h"
 
 namespace {
 
-using Members = std::vector<int>;  // the world PE of each member, in the team's numbering
+using mp::describe;
+using mp::index_of;
+using mp::Members;
+using mp::strided;
 
 int g_me = -1, g_npes = 0;
 
-int index_of(const Members& m, int pe) {
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (m[i] == pe) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-Members world_members() {
-  Members m(g_npes);
-  std::iota(m.begin(), m.end(), 0);
-  return m;
-}
-
 // The PEs that split_strided(parent, start, stride, size) selects, in their new numbering.
-Members strided(const Members& parent, int start, int stride, int size) {
-  Members m;
-  for (int i = 0; i < size; ++i) m.push_back(parent[start + i * stride]);
-  return m;
-}
-
-std::string describe(const Members& m) {
-  std::string s = "{";
-  for (size_t i = 0; i < m.size() && i < 16; ++i) s += (i ? "," : "") + std::to_string(m[i]);
-  if (m.size() > 16) s += ",...";
-  return s + "}";
-}
-
 nvshmem_team_config_t config_with_contexts(int n) {
   nvshmem_team_config_t c = NVSHMEM_TEAM_CONFIG_INITIALIZER;
   c.num_contexts = n;
@@ -85,7 +63,7 @@ void check_team(const char* what, nvshmem_team_t team, const Members& m) {
   MP_CHECK(my == idx, "%s: team_my_pe(team %d %s) = %d, expected %d", what, team, describe(m).c_str(), my, idx);
   MP_CHECK(np == (idx < 0 ? -1 : n), "%s: team_n_pes(team %d %s) = %d, expected %d", what, team, describe(m).c_str(),
            np, idx < 0 ? -1 : n);
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   check_translate(what, team, m, NVSHMEM_TEAM_WORLD, world);
   check_translate(what, NVSHMEM_TEAM_WORLD, world, team, m);
   check_translate(what, team, m, team, m);
@@ -198,7 +176,7 @@ void params(int i, int n, int* start, int* stride, int* size) {
 
 // --- basic: split_strided of WORLD with every start, stride and size class; get_config; destroy.
 void test_basic() {
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   check_team("WORLD", NVSHMEM_TEAM_WORLD, world);
   MP_CHECK(nvshmem_team_my_pe(NVSHMEM_TEAM_WORLD) == g_me && nvshmem_team_n_pes(NVSHMEM_TEAM_WORLD) == g_npes,
            "team_my_pe/team_n_pes of NVSHMEM_TEAM_WORLD");
@@ -281,7 +259,7 @@ void test_basic() {
 
 // --- nested: split of a split of a split, each numbered in its parent's numbering.
 void test_nested() {
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   // Level 1: PEs 1..n-1 (or all, with one PE).
   const int s1 = g_npes >= 2 ? 1 : 0;
   Members m1;
@@ -407,7 +385,7 @@ void check_2d(const char* what, nvshmem_team_t parent, const Members& pm, int xr
 }
 
 void test_split2d() {
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   const int xranges[] = {1, 2, 3, g_npes, g_npes + 1, 2 * g_npes + 5};
   for (int xr : xranges) check_2d("split_2d(WORLD)", NVSHMEM_TEAM_WORLD, world, xr);
   // On a split team: PEs 1..n-1 (all, with one PE), and on its odd members.
@@ -477,7 +455,7 @@ Members shuffled(Members m, uint64_t seed) {
 }
 
 void test_uid() {
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   // Reversed: team index npes-1-pe; the ID comes from the last PE.
   {
     Members order(world.rbegin(), world.rend());
@@ -556,7 +534,7 @@ nvshmem_team_t timed_split(int start, int stride, int size, const nvshmem_team_c
 // --- many: 1024 teams alive at once, used, destroyed in a shuffled order.
 void test_many() {
   constexpr int kTeams = 1024;
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   std::vector<nvshmem_team_t> teams(kTeams);
   std::vector<Members> models(kTeams);
   for (int i = 0; i < kTeams; ++i) {
@@ -614,7 +592,7 @@ void test_many() {
 // --- churn: 10,000 teams made and destroyed one after the other, no collective in between.
 void test_churn() {
   constexpr int kTeams = 10000;
-  const Members world = world_members();
+  const Members world = mp::world_members(g_npes);
   for (int i = 0; i < kTeams; ++i) {
     int start, stride, size;
     params(i, g_npes, &start, &stride, &size);
