@@ -40,7 +40,7 @@ class HostCollEngine final : public CollEngine {
  public:
   HostCollEngine(const SymmetricHeap& heap, FlagWait wait) : heap_(heap), wait_(std::move(wait)) {}
 
-  Status run(const CollCall& c, const TeamSlot& t, int, bool, void*, const char* api) override {
+  Status run(const CollCall& c, const TeamSlot& t, const TeamInfo&, bool, void*, const char* api) override {
     Ops ops{this, &t, c.team, api};
     if (c.op == CollOp::kBarrier || c.op == CollOp::kSync) {
       ops.barrier();
@@ -62,7 +62,7 @@ class HostCollEngine final : public CollEngine {
     void wait(int i, uint64_t seq) const {
       const uint64_t* flag = reinterpret_cast<const uint64_t*>(e->heap_.base() + t->sync) + i;
       if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= seq) return;
-      e->wait_(flag, seq, team, t->pe(i), api);
+      e->wait_(flag, seq, team, t->pe(i), false, api);
     }
   };
   struct Ops {
@@ -82,6 +82,18 @@ class HostCollEngine final : public CollEngine {
     }
     int rank() const { return 0; }
     int threads() const { return 1; }
+    // The flag-in-data packets of ll_algo.h, on the host: 8-byte atomic stores and loads.
+    static constexpr bool kPackets = true;
+    bool packets() const { return true; }
+    char* heap() const { return e->heap_.base(); }
+    void group_sync() const {}
+    void ll_store(uint64_t* p, uint64_t word) const { __atomic_store_n(p, word, __ATOMIC_RELAXED); }
+    uint64_t ll_wait(const uint64_t* p, uint64_t target, int k) const {
+      uint64_t w = __atomic_load_n(p, __ATOMIC_RELAXED);
+      if (w >= target) return w;
+      e->wait_(p, target, team, t->pe(k), true, api);
+      return __atomic_load_n(p, __ATOMIC_RELAXED);
+    }
     void sync() { barrier(); }
     void barrier() {
       auto* seq = reinterpret_cast<uint64_t*>(e->heap_.base() + t->sync + detail::SyncLayout(t->size).seq);
@@ -188,7 +200,7 @@ Status Collectives::run(const CollCall& c, bool on_stream, void* stream, const c
   }
   GSHMEM_TRACE(kColl, "%s on team %d: %s of %llu bytes", api, c.team, op_name(c.op),
                static_cast<unsigned long long>(c.bytes));
-  return engine_->run(c, *slot, info->size(), on_stream, stream, api);
+  return engine_->run(c, *slot, *info, on_stream, stream, api);
 }
 
 }  // namespace gshmem

@@ -20,6 +20,7 @@ namespace gshmem {
 
 class SymmetricHeap;
 class Teams;
+struct TeamInfo;
 
 struct CollCall {
   detail::CollOp op = detail::CollOp::kBarrier;
@@ -71,16 +72,17 @@ GSHMEMI_COLL_CALL_FN bool run_data_collective(Ops& ops, const detail::TeamSlot& 
 class CollEngine {
  public:
   virtual ~CollEngine() = default;
-  // Runs `call` on the team of `members` PEs whose slot (this PE's view, in its heap: GPU memory on the
-  // GPU backend, which the host must not read) is `slot`: in order on `stream` when `on_stream`, else
-  // before it returns.
-  virtual Status run(const CollCall& call, const detail::TeamSlot& slot, int members, bool on_stream, void* stream,
-                     const char* api) = 0;
+  // Runs `call` on `team`, whose slot (this PE's view, in its heap: GPU memory on the GPU backend,
+  // which the host must not read) is `slot`: in order on `stream` when `on_stream`, else before it
+  // returns.
+  virtual Status run(const CollCall& call, const detail::TeamSlot& slot, const TeamInfo& team, bool on_stream,
+                     void* stream, const char* api) = 0;
 };
 
 // Waits until *flag >= target, where member `pe` of `team` writes the flag (the caller's diagnostics
-// say so when the wait lasts).
-using FlagWait = std::function<void(const uint64_t* flag, uint64_t target, int team, int pe, const char* api)>;
+// say so when the wait lasts): a barrier flag, or with `packet` a flag-in-data packet (ll_algo.h).
+using FlagWait =
+    std::function<void(const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api)>;
 
 // The CPU backend's engine: host code over the heaps mapped into this process.
 std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, FlagWait wait);

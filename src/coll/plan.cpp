@@ -45,9 +45,47 @@ CollLaunch sync_launch(const CollCall& c, CollOp op) {
   return l;
 }
 
+// The memory operations of coll_algo.h as a list of copies: the algorithm's puts, in its order; its
+// closing barrier is the plan's launch.
+struct CopyRecorder {
+  std::vector<CollCopy>* copies;
+  void put(int member, char* dest, const char* src, size_t bytes) const {
+    copies->push_back(CollCopy{member, dest, src, bytes});
+  }
+  void barrier() const {}
+  static constexpr bool kPackets = false;  // the copy engines move every size asked of them
+};
+
+bool moves_blocks(CollOp op) { return op == CollOp::kBroadcast || op == CollOp::kFcollect || op == CollOp::kAlltoall; }
+
+int plan_kernels(const CollCall& call, int n, const CollTuning& tuning, CollLaunch out[3]);
+
 }  // namespace
 
-int plan_collective(const CollCall& call, int n, const CollTuning& tuning, CollLaunch out[3]) {
+CollPlan plan_collective(const CollCall& call, int n, int my_index, const CollTuning& tuning) {
+  CollPlan plan;
+  if (tuning.ce_min_bytes != 0 && call.bytes >= tuning.ce_min_bytes && moves_blocks(call.op) && n > 1) {
+    plan.copy_engines = true;
+    detail::TeamSlot slot{};
+    slot.size = n;
+    slot.my_index = my_index;
+    CopyRecorder recorder{&plan.copies};
+    char* dest = static_cast<char*>(call.dest);
+    const char* src = static_cast<const char*>(call.src);
+    if (call.op == CollOp::kBroadcast) detail::broadcast(recorder, slot, dest, src, call.bytes, call.root);
+    if (call.op == CollOp::kFcollect) detail::fcollect(recorder, slot, dest, src, call.bytes);
+    if (call.op == CollOp::kAlltoall) detail::alltoall(recorder, slot, dest, src, call.bytes);
+    plan.launches[0] = sync_launch(call, CollOp::kBarrier);
+    plan.count = 1;
+    return plan;
+  }
+  plan.count = plan_kernels(call, n, tuning, plan.launches);
+  return plan;
+}
+
+namespace {
+
+int plan_kernels(const CollCall& call, int n, const CollTuning& tuning, CollLaunch out[3]) {
   const uint64_t bytes = data_bytes(call, n);
   const unsigned threads = threads_for(call.op, tuning);
   if (tuning.grid_min_bytes == 0 || bytes < tuning.grid_min_bytes || tuning.max_blocks <= 1 || n <= 1) {
@@ -72,4 +110,5 @@ int plan_collective(const CollCall& call, int n, const CollTuning& tuning, CollL
   return k;
 }
 
+}  // namespace
 }  // namespace gshmem

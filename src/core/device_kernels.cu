@@ -77,6 +77,7 @@ struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
   __device__ void barrier() const {
     if (whole) DeviceOps::barrier();
   }
+  __device__ bool packets() const { return whole; }
 };
 
 }  // namespace

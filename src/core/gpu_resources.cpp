@@ -92,10 +92,14 @@ class CudaGpuResources final : public GpuResources {
         [this](const std::vector<int>& left) { return missing_text(&left); });
   }
 
-  Status collective(const CollLaunch* launches, int count, bool on_stream, void* stream,
-                    const WaitWatch::Options* watch) override {
+  Status collective(const std::vector<Copy>& copies, const CollLaunch* launches, int count, bool on_stream,
+                    void* stream, const WaitWatch::Options* watch) override {
     CUstream s = on_stream ? static_cast<CUstream>(stream) : internal_stream_;
     if (!on_stream) GSHMEM_CHECK(after_legacy_stream());
+    for (const Copy& c : copies) {
+      GSHMEM_CU_CHECK(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(c.dest), reinterpret_cast<CUdeviceptr>(c.src),
+                      c.bytes, s);
+    }
     for (int i = 0; i < count; ++i) {
       CollCall c = launches[i].call;
       void* params[] = {&c};

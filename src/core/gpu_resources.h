@@ -36,10 +36,17 @@ class GpuResources {
   // Runs the all-PE barrier kernel on `stream`; with nullptr on the internal stream, then waits for
   // it, checking as `watch` says (warning, timeout, PEs that have left).
   virtual Status barrier(void* stream, const WaitWatch::Options* watch) = 0;
-  // Runs a collective as `count` launches of the library's collective kernel (coll/plan.h): in order
-  // on `stream` when `on_stream`, else on the internal stream, waiting for it as `watch` says.
-  virtual Status collective(const CollLaunch* launches, int count, bool on_stream, void* stream,
-                            const WaitWatch::Options* watch) = 0;
+  // A copy of a collective's copy-engine path, between addresses of this process.
+  struct Copy {
+    void* dest;
+    const void* src;
+    uint64_t bytes;
+  };
+  // Runs a collective as the `copies` (copy engines), then `count` launches of the library's collective
+  // kernel (coll/plan.h): in order on `stream` when `on_stream`, else on the internal stream, waiting
+  // for it as `watch` says.
+  virtual Status collective(const std::vector<Copy>& copies, const CollLaunch* launches, int count, bool on_stream,
+                            void* stream, const WaitWatch::Options* watch) = 0;
   // Completes every copy that kernels handed to the copy engines before the call (host quiet).
   virtual Status quiet() = 0;
   // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before

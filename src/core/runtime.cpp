@@ -86,13 +86,24 @@ void end_for_peer(int rank, int exit_code, const std::string& why) {
 class GpuCollEngine final : public CollEngine {
  public:
   GpuCollEngine(const Runtime& rt, GpuResources& gpu) : rt_(rt), gpu_(gpu), tuning_(tuning(rt.config())) {}
-  Status run(const CollCall& call, const detail::TeamSlot&, int members, bool on_stream, void* stream,
+  Status run(const CollCall& call, const detail::TeamSlot&, const TeamInfo& team, bool on_stream, void* stream,
              const char* api) override {
-    CollLaunch launches[3];
-    const int count = plan_collective(call, members, tuning_, launches);
-    if (on_stream) return gpu_.collective(launches, count, true, stream, nullptr);
+    const SymmetricHeap& heap = rt_.heap();
+    // The copy engines reach only members whose heaps are mapped here.
+    CollTuning tuning = tuning_;
+    for (int pe : team.members) {
+      if (heap.peer_base(pe) == nullptr) tuning.ce_min_bytes = 0;
+    }
+    const CollPlan plan = plan_collective(call, team.size(), team.my_index, tuning);
+    std::vector<GpuResources::Copy> copies;
+    copies.reserve(plan.copies.size());
+    for (const CollCopy& c : plan.copies) {
+      char* peer = heap.peer_base(team.members[static_cast<size_t>(c.member)]) + (c.dest - heap.base());
+      copies.push_back(GpuResources::Copy{peer, c.src, c.bytes});
+    }
+    if (on_stream) return gpu_.collective(copies, plan.launches, plan.count, true, stream, nullptr);
     const WaitWatch::Options watch = rt_.wait_watch_options(api);
-    return gpu_.collective(launches, count, false, nullptr, &watch);
+    return gpu_.collective(copies, plan.launches, plan.count, false, nullptr, &watch);
   }
 
  private:
@@ -106,6 +117,7 @@ class GpuCollEngine final : public CollEngine {
   static CollTuning tuning(const Config& cfg) {
     CollTuning t;
     t.grid_min_bytes = cfg.coll_grid_min_size;
+    t.ce_min_bytes = cfg.coll_ce_min_size;
     t.max_blocks = static_cast<int>(std::min<int64_t>(std::max<int64_t>(cfg.coll_max_blocks, 1), 1024));
     t.reduce_threads = threads(cfg.reduce_nthreads, "NVSHMEM_REDUCE_NTHREADS");
     t.reducescatter_threads = threads(cfg.reducescatter_nthreads, "NVSHMEM_REDUCESCATTER_NTHREADS");
@@ -328,7 +340,7 @@ Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
   // offset on every PE; what is inside is this PE's own.
   const uint64_t capacity = static_cast<uint64_t>(team_capacity());
   const uint64_t space =
-      config_.team_space ? config_.team_space : (4ull << 20) + (64ull << 10) * static_cast<uint64_t>(boot_->size());
+      config_.team_space ? config_.team_space : (4ull << 20) + (320ull << 10) * static_cast<uint64_t>(boot_->size());
   team_region_bytes_ = capacity * sizeof(detail::TeamSlot) + space;
   GSHMEM_CHECK(heap_.allocate(team_region_bytes_, 64, &team_region_, "nvshmem_init"));
   return GSHMEM_SUCCESS;
@@ -340,10 +352,10 @@ int Runtime::team_capacity() const {
 
 Status Runtime::setup_teams() {
   if (backend_ == Backend::kCpu) {
-    coll_engine_ =
-        make_host_coll_engine(heap_, [this](const uint64_t* flag, uint64_t target, int team, int pe, const char* api) {
+    coll_engine_ = make_host_coll_engine(
+        heap_, [this](const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api) {
           wait_barrier_flag(flag, target, pe, log::format(" of team %d", team),
-                            log::format("collective on team %d", team), api);
+                            log::format("collective on team %d", team), api, packet);
         });
   } else {
     coll_engine_ = std::make_unique<GpuCollEngine>(*this, *gpu_);
@@ -355,6 +367,9 @@ Status Runtime::setup_teams() {
   sv.transport = transport_.get();
   sv.my_pe = my_pe();
   sv.n_pes = n_pes();
+  sv.ll_period =
+      static_cast<uint64_t>(std::min<int64_t>(std::max<int64_t>(config_.coll_ll_period, 2), int64_t{1} << 31));
+  sv.ll_max_bytes = static_cast<uint32_t>(std::min<uint64_t>(config_.coll_ll_max_size, detail::kLLBytes));
   sv.barrier = [this](int team, const char* api) {
     CollCall c;
     c.op = detail::CollOp::kBarrier;
@@ -732,20 +747,24 @@ void Runtime::HostBarrierFlags::wait(int pe, uint64_t seq) const {
 }
 
 void Runtime::wait_barrier_flag(const uint64_t* flag, uint64_t target, int pe, const std::string& of_team,
-                                const std::string& skipped, const char* api) {
-  auto reached = [flag] { return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE)); };
-  const auto seq = static_cast<unsigned long long>(target);
+                                const std::string& skipped, const char* api, bool packet) {
+  const int shift = packet ? 32 : 0;
+  const char* unit = packet ? "collective" : "barrier";
+  auto reached = [flag, shift] {
+    return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE) >> shift);
+  };
+  const auto seq = static_cast<unsigned long long>(target >> shift);
   WaitWatch watch(wait_watch_options(api));
   auto describe = [&] {
-    return log::format(" for PE %d to arrive (it reached barrier %llu%s, this is barrier %llu%s)", pe, reached(),
-                       of_team.c_str(), seq, of_team.c_str());
+    return log::format(" for PE %d to arrive (it reached %s %llu%s, this is %s %llu%s)", pe, unit, reached(),
+                       of_team.c_str(), unit, seq, of_team.c_str());
   };
   auto stuck = [&](const std::vector<int>& left) -> std::string {
-    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= target) return "";
+    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
     return log::format(
-        "it waits in barrier %llu%s for PE %d, which has already called nvshmem_finalize and left the job after "
-        "barrier %llu%s: PE %d made fewer barriers than this PE (a skipped %s, or an early return on some path)",
-        seq, of_team.c_str(), pe, reached(), of_team.c_str(), pe, skipped.c_str());
+        "it waits in %s %llu%s for PE %d, which has already called nvshmem_finalize and left the job after "
+        "%s %llu%s: PE %d made fewer %ss than this PE (a skipped %s, or an early return on some path)",
+        unit, seq, of_team.c_str(), pe, unit, reached(), of_team.c_str(), pe, unit, skipped.c_str());
   };
   HostBackoff backoff;
   while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {

@@ -137,9 +137,10 @@ class Runtime {
   int team_capacity() const;  // NVSHMEM_MAX_TEAMS, within [8, 2^20]
   // The CPU backend's wait until member `pe` reached barrier `target` (*flag, written by it), with the
   // diagnostics of every host wait; `of_team` follows "barrier N" in messages (" of team 7", or "" for
-  // barrier_all), `skipped` names the call a PE that left early may have skipped.
+  // barrier_all), `skipped` names the call a PE that left early may have skipped. With `packet`, *flag is
+  // a flag-in-data packet (ll_algo.h) whose upper half numbers the collectives instead.
   void wait_barrier_flag(const uint64_t* flag, uint64_t target, int pe, const std::string& of_team,
-                         const std::string& skipped, const char* api);
+                         const std::string& skipped, const char* api, bool packet = false);
   // The memory operations of detail::flag_barrier on the CPU backend: CPU atomics on the mapped
   // heaps; a wait that lasts reports what it waits for (WaitWatch).
   struct HostBarrierFlags {

@@ -176,6 +176,8 @@ Status Teams::publish(TeamInfo& t) {
   s.start = t.start;
   s.stride = t.stride;
   s.sync = t.sync;
+  s.ll_period = sv_.ll_period;
+  s.ll_max_bytes = sv_.ll_max_bytes;
   s.sync_of = reinterpret_cast<const uint64_t*>(area + lay.sync_of);
   if (!t.strided) {
     std::vector<int32_t> m(t.members.begin(), t.members.end());

@@ -53,6 +53,8 @@ class Teams {
     Transport* transport = nullptr;
     int my_pe = 0;
     int n_pes = 1;
+    uint64_t ll_period = uint64_t{1} << 31;  // TeamSlot::ll_period and ...
+    uint32_t ll_max_bytes = 64;              // ... ll_max_bytes of every team
     // The team's barrier, as a collective over it (a host barrier: quiet, then wait for every member).
     std::function<Status(int team, const char* api)> barrier;
   };

@@ -12,7 +12,7 @@
 // both sides of the thresholds an implementation may switch algorithms at. The data of every
 // member depends on (family, collective, team, scope, size, member), so stale data never passes.
 //
-// Sub-tests (argv[1]; "all" or nothing runs them all):
+// Sub-tests (argv[1]: "all" or nothing runs them all; several separated by commas):
 //   device  the device team queries (my_pe, n_pes, translate_pe; -1 for NVSHMEM_TEAM_INVALID);
 //           nvshmem_barrier and nvshmem_team_sync at thread, warp and block scope: after each, every
 //           member sees every member's put of the round (team_sync after put and nvshmem_quiet);
@@ -933,11 +933,20 @@ void run_launch(Ctx& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // argv[1]: "all", or sub-tests separated by commas ("stream,host").
   const std::string what = argc > 1 ? argv[1] : "all";
   const char* const subs[] = {"all", "device", "stream", "host", "graph", "launch"};
-  if (std::find(std::begin(subs), std::end(subs), what) == std::end(subs)) {
-    std::fprintf(stderr, "usage: gpu_coll [all|device|stream|host|graph|launch] (not \"%s\")\n", what.c_str());
-    return 2;
+  auto wants = [&what](const char* sub) {
+    return what == "all" || ("," + what + ",").find(std::string(",") + sub + ",") != std::string::npos;
+  };
+  for (size_t begin = 0; begin <= what.size();) {
+    const size_t end = std::min(what.find(',', begin), what.size());
+    const std::string sub = what.substr(begin, end - begin);
+    if (std::find(std::begin(subs), std::end(subs), sub) == std::end(subs)) {
+      std::fprintf(stderr, "usage: gpu_coll [all|device|stream|host|graph|launch][,...] (not \"%s\")\n", sub.c_str());
+      return 2;
+    }
+    begin = end + 1;
   }
   gputest::init_and_select_gpu();
   Ctx c;
@@ -963,11 +972,11 @@ int main(int argc, char** argv) {
   {
     gputest::Failures failures;
     c.failures = &failures;
-    if (what == "all" || what == "device") run_device(c);
-    if (what == "all" || what == "stream") run_stream_or_host(c, false);
-    if (what == "all" || what == "host") run_stream_or_host(c, true);
-    if (what == "all" || what == "graph") run_graph(c);
-    if (what == "all" || what == "launch") run_launch(c);
+    if (wants("device")) run_device(c);
+    if (wants("stream")) run_stream_or_host(c, false);
+    if (wants("host")) run_stream_or_host(c, true);
+    if (wants("graph")) run_graph(c);
+    if (wants("launch")) run_launch(c);
     gputest::sync_and_barrier();
   }
   gputest::destroy_teams(c.teams);

@@ -424,9 +424,12 @@ std::string check_region(const unsigned char* region, int op, bool scatter, uint
 
 // The dests of this member (`mine`, copied back) and of the next member (read with nvshmem_getmem)
 // have the same bytes: the members of a reduce hold bit-identical results. Returns "" or the first
-// difference.
+// difference. A reduce guarantees only this PE's dest when it returns (a small one ends with no
+// barrier), so the members first meet in a barrier; the caller's barrier after it keeps the next
+// member from poisoning its dest while this one reads it.
 std::string same_as_next(const Ctx& c, const Team& t, const unsigned char* mine, const void* sym, size_t bytes) {
   if (t.size < 2 || bytes == 0) return "";
+  if (nvshmem_barrier(t.handle) != 0) return "the host nvshmem_barrier before reading the next member's dest failed";
   const int next = t.pe((t.index + 1) % t.size);
   nvshmem_getmem(c.h_peer, sym, bytes, next);
   for (size_t b = 0; b < bytes; ++b) {

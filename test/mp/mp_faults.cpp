@@ -33,12 +33,14 @@ int main(int argc, char** argv) {
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   const int victim = npes - 1;
   int* flag = static_cast<int*>(nvshmem_calloc(1, sizeof(int)));
+  int* gathered = static_cast<int*>(nvshmem_calloc(static_cast<size_t>(npes) + 1, sizeof(int)));
   nvshmem_barrier_all();
 
   if (me == victim) {
     settle();
-    if (c == "skip_barrier") {
-      // Skips the first barrier: its finalize pairs with the others' first barrier, then it leaves.
+    if (c == "skip_barrier" || c == "skip_fcollect") {
+      // Skips the first barrier (its finalize pairs with the others' first barrier), or the
+      // fcollect, then leaves.
       announce_end(me);
       nvshmem_finalize();
       return 0;
@@ -69,6 +71,10 @@ int main(int argc, char** argv) {
   } else if (c == "skip_barrier") {
     nvshmem_barrier_all();  // paired with the victim's finalize
     nvshmem_barrier_all();  // can never complete
+  } else if (c == "skip_fcollect") {
+    nvshmem_barrier_all();  // paired with the victim's finalize
+    // Can never complete: the victim's part never comes (a small message: flag-in-data packets).
+    nvshmem_int_fcollect(NVSHMEM_TEAM_WORLD, gathered + 1, gathered, 1);
   } else {
     std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
     return 2;

@@ -459,9 +459,13 @@ void run_case(const Entry& en, const Slot& s, size_t nelems, Mode mode, bool str
     }
   }
   if (mode != kScatter && n > 1 && bytes > 0) {  // the same bits on every member, NaN payloads too
+    // A reduce guarantees only this PE's dest when it returns (a small one ends with no barrier): the
+    // members meet before reading each other's, and again before any of them poisons it.
     const int next = s.m[(s.idx + 1) % n];
     std::vector<unsigned char> theirs(bytes);
+    MP_CHECK(nvshmem_team_sync(s.team) == 0, "team_sync before reading the next member's dest failed");
     nvshmem_getmem(theirs.data(), dest, bytes, next);
+    MP_CHECK(nvshmem_team_sync(s.team) == 0, "team_sync after reading the next member's dest failed");
     if (std::memcmp(theirs.data(), dest, bytes) != 0) {
       size_t e = 0;
       while (std::memcmp(theirs.data() + e * sizeof(T), dest + e, sizeof(T)) == 0) ++e;

@@ -12,6 +12,8 @@
 // so every member holds bit-identical results, and the same input gives the same output whichever
 // PE runs it. In reduce, element e of any dest is written only by the member that read element e
 // of every source, after reading it: dest == source (in place) is safe; partial overlap is not.
+// Messages of at most TeamSlot::ll_max_bytes per member go in flag-in-data packets instead
+// (ll_reduce): every member combines every element itself, in the same order, with no sync.
 //
 // Semantics of the combination (docs/collectives.md):
 //   integers   sum and prod wrap modulo 2^bits (computed in the unsigned type, signed ones too);
@@ -27,6 +29,8 @@
 //   ops.load(p)       a load of a peer's element (device: one that bypasses the SM's L1)
 //   ops.rank(), ops.threads()  this thread's index in the group and the group's size
 //   ops.sync()        the team's sync;  ops.barrier()  the team's barrier with quiet
+//   Ops::kPackets, ops.packets() and what ll_algo.h needs: small reductions go in flag-in-data packets
+//                     when both are true
 #ifndef GSHMEM_DETAIL_REDUCE_ALGO_H_
 #define GSHMEM_DETAIL_REDUCE_ALGO_H_
 
@@ -36,6 +40,7 @@
 
 #include <type_traits>
 
+#include "gshmem/detail/ll_algo.h"
 #include "gshmem/detail/team.h"
 
 #if defined(__CUDACC__)
@@ -304,9 +309,35 @@ GSHMEMI_RED_FN void combine_range(Ops& ops, const TeamSlot& t, T* dest, const T*
   }
 }
 
+// Small reductions in packets (ll_algo.h): every member sends its source (reduce) or block i of it
+// (reduce-scatter, to member i) to every member, which combines the members' values in team order,
+// as combine_members does: the same result as the one-pass algorithm, bit for bit.
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN void ll_reduce(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n, bool scatter) {
+  LLRound<Ops> r(ops, t);
+  for (int k = 1; k <= t.size; ++k) {
+    const int i = (t.my_index + k) % t.size;
+    r.send(i, reinterpret_cast<const char*>(scatter ? src + static_cast<size_t>(i) * n : src), n * sizeof(T));
+  }
+  for (size_t e = static_cast<size_t>(ops.rank()); e < n; e += static_cast<size_t>(ops.threads())) {
+    T v;
+    r.element(0, e, sizeof(T), &v);
+    typename C::Acc acc = C::in(v);
+    for (int j = 1; j < t.size; ++j) {
+      r.element(j, e, sizeof(T), &v);
+      acc = C::apply(acc, C::in(v));
+    }
+    dest[e] = C::out(acc);
+  }
+  r.end();
+}
+
 // reduce with the combination C (a Combiner, or another type with Acc, in, out and apply).
 template <class C, class T, class Ops>
 GSHMEMI_RED_FN void reduce_with(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n) {
+  if constexpr (Ops::kPackets) {
+    if (ops.packets() && use_ll(t, n * sizeof(T))) return ll_reduce<C>(ops, t, dest, src, n, false);
+  }
   ops.sync();
   size_t begin, end;
   reduce_chunk<T>(n, t.size, t.my_index, &begin, &end);
@@ -321,6 +352,9 @@ GSHMEMI_RED_FN void reduce(Ops& ops, const TeamSlot& t, T* dest, const T* src, s
 
 template <ReduceOp Op, class T, class Ops>
 GSHMEMI_RED_FN void reducescatter(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n) {
+  if constexpr (Ops::kPackets) {
+    if (ops.packets() && use_ll(t, n * sizeof(T))) return ll_reduce<Combiner<Op, T>>(ops, t, dest, src, n, true);
+  }
   ops.sync();
   const size_t begin = n * static_cast<size_t>(t.my_index);
   combine_range<Combiner<Op, T>>(ops, t, dest, src, begin, begin + n, begin, false);

@@ -12,6 +12,9 @@
 //   exchange[2][size] ExchangeRecord: what the members tell each other when a team is split from this
 //                  one (two buffers used in turn, so that a split never overwrites what a member may
 //                  still read of the one before)
+//   ll_calls       uint64: the number of this member's collectives on the team that used packets
+//   packets[2][size][kLLPackets] uint64: flag-in-data packets (ll_algo.h) that member k stored here
+//                  for the small collectives, in two buffers used in turn
 // Kernels find a team by its id in DeviceState::teams (a TeamSlot per id).
 #ifndef GSHMEM_DETAIL_TEAM_H_
 #define GSHMEM_DETAIL_TEAM_H_
@@ -36,7 +39,10 @@ struct TeamSlot {
   const int32_t* members;   // [size] world PEs in team order, or nullptr for a strided team
   const uint64_t* sync_of;  // [size] heap offset of each member's sync area (in this PE's area)
   uint64_t sync;            // heap offset of this PE's sync area
-  uint64_t reserved[3];
+  uint64_t ll_period;       // packet collectives between two resets of the packet buffers (ll_algo.h)
+  uint32_t ll_max_bytes;    // the largest message per member sent in packets (at most kLLBytes; 0: never)
+  uint32_t reserved32;
+  uint64_t reserved;
 
   // World PE of member i (0 <= i < size).
   GSHMEMI_TEAM_FN int pe(int i) const { return members ? members[i] : start + i * stride; }
@@ -68,9 +74,14 @@ static_assert(sizeof(ExchangeRecord) == 32, "ExchangeRecord is 32 bytes");
 
 constexpr uint64_t kNoArea = ~0ull;
 
+// The data bytes that one member sends to another in one flag-in-data collective (ll_algo.h): 4 in
+// each 8-byte packet.
+constexpr uint64_t kLLBytes = 64;
+constexpr uint64_t kLLPackets = kLLBytes / 4;
+
 // Offsets within a sync area of a team of `n` members.
 struct SyncLayout {
-  uint64_t flags, seq, sync_of, members, exchange, bytes;
+  uint64_t flags, seq, sync_of, members, exchange, ll_calls, packets, bytes;
   GSHMEMI_TEAM_FN explicit SyncLayout(int n) {
     const uint64_t un = static_cast<uint64_t>(n);
     flags = 0;
@@ -78,7 +89,9 @@ struct SyncLayout {
     sync_of = seq + 8;
     members = sync_of + un * 8;
     exchange = members + ((un * 4 + 7) & ~7ull);
-    bytes = exchange + 2 * un * sizeof(ExchangeRecord);
+    ll_calls = exchange + 2 * un * sizeof(ExchangeRecord);
+    packets = ll_calls + 8;
+    bytes = packets + 2 * un * kLLPackets * 8;
   }
 };
 

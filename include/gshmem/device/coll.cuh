@@ -61,6 +61,21 @@ struct DeviceOps {
   __device__ __forceinline__ int threads() const { return gshmem::detail::group_size<S>(); }
   __device__ __forceinline__ void sync() const { detail_team::barrier<S, false>(t); }
   __device__ __forceinline__ void barrier() const { detail_team::barrier<S, true>(t); }
+  // The flag-in-data packets of detail/ll_algo.h: one 8-byte store each, polled with relaxed loads
+  // (the data travels in the word that is polled, so no fence orders it).
+  static constexpr bool kPackets = true;
+  __device__ __forceinline__ bool packets() const { return true; }
+  __device__ __forceinline__ char* heap() const { return gshmem::detail::state().heap_base; }
+  __device__ __forceinline__ void group_sync() const { gshmem::detail::group_sync<S>(); }
+  __device__ __forceinline__ void ll_store(uint64_t* p, uint64_t word) const {
+    gshmem::detail::store_relaxed_sys(p, word);
+  }
+  __device__ __forceinline__ uint64_t ll_wait(const uint64_t* p, uint64_t target, int) const {
+    gshmem::detail::Backoff backoff;
+    uint64_t w;
+    while ((w = gshmem::detail::load_relaxed_sys(p)) < target) backoff.pause();
+    return w;
+  }
 };
 
 // The group's copies of the collective start after every thread of it has arrived (its source may
