@@ -361,26 +361,9 @@ void device_queries(Ctx& c) {
 
 // ---- device: barrier and team_sync -------------------------------------------------------------
 
-template <int SCOPE>
-__device__ inline bool is_caller() {
-  return SCOPE == 0 ? threadIdx.x == 0 : SCOPE == 1 ? threadIdx.x < 32 : true;
-}
+using gputest::is_caller;
+using gputest::sync_at;
 
-// nvshmem_barrier (barrier) or nvshmem_team_sync at SCOPE, then __syncthreads; returns the call's
-// status in the calling threads, 0 in the others.
-template <int SCOPE>
-__device__ int sync_at(bool barrier, nvshmem_team_t team) {
-  int rc = 0;
-  if constexpr (SCOPE == 0) {
-    if (threadIdx.x == 0) rc = barrier ? nvshmem_barrier(team) : nvshmem_team_sync(team);
-  } else if constexpr (SCOPE == 1) {
-    if (threadIdx.x < 32) rc = barrier ? nvshmemx_barrier_warp(team) : nvshmemx_team_sync_warp(team);
-  } else {
-    rc = barrier ? nvshmemx_barrier_block(team) : nvshmemx_team_sync_block(team);
-  }
-  __syncthreads();
-  return rc;
-}
 __device__ int sync_at(int scope, bool barrier, nvshmem_team_t team) {
   return scope == 0 ? sync_at<0>(barrier, team) : scope == 1 ? sync_at<1>(barrier, team) : sync_at<2>(barrier, team);
 }

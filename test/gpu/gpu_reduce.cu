@@ -445,26 +445,8 @@ std::string same_as_next(const Ctx& c, const Team& t, const unsigned char* mine,
 
 // ---- device: the reductions in kernels -----------------------------------------------------------
 
-template <int SCOPE>
-__device__ inline bool is_caller() {
-  return SCOPE == 0 ? threadIdx.x == 0 : SCOPE == 1 ? threadIdx.x < 32 : true;
-}
-
-// nvshmem_barrier (barrier) or nvshmem_team_sync at SCOPE, then __syncthreads; the call's status in
-// the calling threads, 0 in the others.
-template <int SCOPE>
-__device__ int sync_at(bool barrier, nvshmem_team_t team) {
-  int rc = 0;
-  if constexpr (SCOPE == 0) {
-    if (threadIdx.x == 0) rc = barrier ? nvshmem_barrier(team) : nvshmem_team_sync(team);
-  } else if constexpr (SCOPE == 1) {
-    if (threadIdx.x < 32) rc = barrier ? nvshmemx_barrier_warp(team) : nvshmemx_team_sync_warp(team);
-  } else {
-    rc = barrier ? nvshmemx_barrier_block(team) : nvshmemx_team_sync_block(team);
-  }
-  __syncthreads();
-  return rc;
-}
+using gputest::is_caller;
+using gputest::sync_at;
 
 // The bits of *p, loaded from memory (not from what this thread stored there).
 template <class T>

@@ -80,6 +80,29 @@ inline std::vector<unsigned char> to_host(const void* dev, size_t n) {
   return h;
 }
 
+// Test kernels run one block; SCOPE is 0 (thread: thread 0 calls), 1 (warp: the first warp) or 2
+// (block). Whether this thread is one of the callers at SCOPE.
+template <int SCOPE>
+__device__ inline bool is_caller() {
+  return SCOPE == 0 ? threadIdx.x == 0 : SCOPE == 1 ? threadIdx.x < 32 : true;
+}
+
+// nvshmem_barrier (barrier) or nvshmem_team_sync at SCOPE, then __syncthreads; the call's status in
+// the calling threads, 0 in the others.
+template <int SCOPE>
+__device__ int sync_at(bool barrier, nvshmem_team_t team) {
+  int rc = 0;
+  if constexpr (SCOPE == 0) {
+    if (threadIdx.x == 0) rc = barrier ? nvshmem_barrier(team) : nvshmem_team_sync(team);
+  } else if constexpr (SCOPE == 1) {
+    if (threadIdx.x < 32) rc = barrier ? nvshmemx_barrier_warp(team) : nvshmemx_team_sync_warp(team);
+  } else {
+    rc = barrier ? nvshmemx_barrier_block(team) : nvshmemx_team_sync_block(team);
+  }
+  __syncthreads();
+  return rc;
+}
+
 inline const char* scope_name(int scope) {
   static const char* const names[] = {"thread", "warp", "block"};
   return scope >= 0 && scope < 3 ? names[scope] : "?";
