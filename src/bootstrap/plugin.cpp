@@ -3,11 +3,11 @@
 #include <dlfcn.h>
 
 #include <string>
-#include <vector>
 
 #include "bootstrap/launcher.h"
 #include "gshmem/plugin/bootstrap_v1.h"
 #include "util/log.h"
+#include "util/plugin_loader.h"
 
 namespace gshmem {
 namespace {
@@ -35,36 +35,12 @@ class PluginLauncher final : public Launcher {
   gshmem_bootstrap_plugin_v1_t p_;
 };
 
-// Directory of libgshmem_host.so, where the plugins are installed beside it.
-std::string library_dir() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&library_dir), &info) && info.dli_fname) {
-    std::string path = info.dli_fname;
-    size_t slash = path.rfind('/');
-    if (slash != std::string::npos) return path.substr(0, slash);
-  }
-  return "";
-}
-
 }  // namespace
 
 Status make_plugin_launcher(const std::string& path, void* arg, const std::string& what,
                             std::unique_ptr<Launcher>* out) {
-  // A bare name is looked for beside libgshmem_host first, then by the dynamic loader.
-  std::vector<std::string> candidates;
-  if (path.find('/') == std::string::npos) {
-    std::string dir = library_dir();
-    if (!dir.empty()) candidates.push_back(dir + "/" + path);
-  }
-  candidates.push_back(path);
-  void* handle = nullptr;
   std::string errors;
-  for (const std::string& c : candidates) {
-    handle = dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (handle) break;
-    const char* e = dlerror();
-    errors += std::string(errors.empty() ? "" : "; ") + (e ? e : c);
-  }
+  void* handle = open_plugin_library(path, &errors);
   if (!handle) {
     GSHMEM_ERROR("%s: cannot load the bootstrap plugin %s: %s", what.c_str(), path.c_str(), errors.c_str());
     return GSHMEM_ERROR_NOT_SUPPORTED;

@@ -2,10 +2,12 @@
 
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "gshmem/detail/flag_barrier.h"
 #include "heap/symmetric_heap.h"
 #include "team/teams.h"
+#include "transport/network.h"
 #include "util/log.h"
 
 namespace gshmem {
@@ -35,29 +37,59 @@ const char* op_name(CollOp op) {
   return "?";
 }
 
-// The CPU backend: memcpy into the members' heaps, mapped here, and the team's flag barrier on host atomics.
+// The CPU backend: memcpy into the members' heaps mapped here, puts through the network transport to
+// the others, and the team's flag barrier on host atomics (remote atomics across the network).
+//
+// A team with members across the network sends no packets (a packet's flag and data must land as one
+// store, which a network put does not promise) and reduces in two steps: every member gets every
+// member's source (its block, for reduce-scatter) between two syncs, then combines them itself in team
+// order (combine_by_value): the same elements, in the same order, as the one-pass algorithm, so the
+// results are bit-identical to it.
 class HostCollEngine final : public CollEngine {
  public:
-  HostCollEngine(const SymmetricHeap& heap, FlagWait wait) : heap_(heap), wait_(std::move(wait)) {}
+  HostCollEngine(const SymmetricHeap& heap, NetworkTransport* network, std::string unreachable, FlagWait wait)
+      : heap_(heap), network_(network), unreachable_(std::move(unreachable)), wait_(std::move(wait)) {}
 
   Status run(const CollCall& c, const TeamSlot& t, const TeamInfo&, bool, void*, const char* api) override {
-    Ops ops{this, &t, c.team, api};
+    Ops ops{this, &t, c.team, api, false};
+    for (int i = 0; i < t.size; ++i) {
+      if (heap_.peer_base(t.pe(i))) continue;
+      if (!network_ || !network_->reaches(t.pe(i))) {
+        GSHMEM_ERROR("%s: team %d has PE %d, which PE %d cannot reach: %s", api, c.team, t.pe(i), t.pe(t.my_index),
+                     unreachable_.c_str());
+        return GSHMEM_ERROR_NOT_SUPPORTED;
+      }
+      ops.across = true;
+    }
     if (c.op == CollOp::kBarrier || c.op == CollOp::kSync) {
       ops.barrier();
       return GSHMEM_SUCCESS;
     }
+    if (ops.across && (c.op == CollOp::kReduce || c.op == CollOp::kReducescatter)) return gathered_reduce(ops, t, c);
     return run_data_collective(ops, t, c) ? GSHMEM_SUCCESS : GSHMEM_ERROR_INVALID_VALUE;
   }
 
  private:
+  // Fails the job: a collective that lost a step cannot be completed, and its members wait for it.
+  static void check(Status s, const char* api) {
+    if (!ok(s)) log::fatal("%s: the collective's transfer through the network transport failed", api);
+  }
   struct Flags {
     const HostCollEngine* e;
     const TeamSlot* t;
     int team;
     const char* api;
     void arrive(int i, uint64_t seq) const {
-      auto* slot = reinterpret_cast<uint64_t*>(e->heap_.peer_base(t->pe(i)) + t->sync_of[i]) + t->my_index;
-      __atomic_store_n(slot, seq, __ATOMIC_RELEASE);
+      const uint64_t at = t->sync_of[i] + sizeof(uint64_t) * static_cast<uint64_t>(t->my_index);
+      char* base = e->heap_.peer_base(t->pe(i));
+      if (base) {
+        __atomic_store_n(reinterpret_cast<uint64_t*>(base + at), seq, __ATOMIC_RELEASE);
+        return;
+      }
+      // A fetching swap: complete at the member when it returns (the member waits for it; no later quiet
+      // of this PE has to push it out).
+      uint64_t old = 0;
+      check(e->network_->atomic(t->pe(i), at, Amo{AmoOp::kSwap, 8, seq, 0}, &old), api);
     }
     void wait(int i, uint64_t seq) const {
       const uint64_t* flag = reinterpret_cast<const uint64_t*>(e->heap_.base() + t->sync) + i;
@@ -70,7 +102,16 @@ class HostCollEngine final : public CollEngine {
     const TeamSlot* t;
     int team;
     const char* api;
-    void put(int i, char* dest, const char* src, size_t bytes) { std::memmove(peer(i, dest), src, bytes); }
+    bool across;  // some member is reached through the network
+    void put(int i, char* dest, const char* src, size_t bytes) {
+      if (e->heap_.peer_base(t->pe(i))) {
+        std::memmove(peer(i, dest), src, bytes);
+        return;
+      }
+      // Complete by the barrier that follows every put of the algorithms (its quiet).
+      check(e->network_->put(t->pe(i), static_cast<uint64_t>(dest - e->heap_.base()), src, bytes, Completion::kNbi),
+            api);
+    }
     template <class T>
     T* peer(int i, T* p) const {
       const char* c = reinterpret_cast<const char*>(p);
@@ -84,7 +125,7 @@ class HostCollEngine final : public CollEngine {
     int threads() const { return 1; }
     // The flag-in-data packets of ll_algo.h, on the host: 8-byte atomic stores and loads.
     static constexpr bool kPackets = true;
-    bool packets() const { return true; }
+    bool packets() const { return !across; }
     char* heap() const { return e->heap_.base(); }
     void group_sync() const {}
     void ll_store(uint64_t* p, uint64_t word) const { __atomic_store_n(p, word, __ATOMIC_RELAXED); }
@@ -99,19 +140,65 @@ class HostCollEngine final : public CollEngine {
       auto* seq = reinterpret_cast<uint64_t*>(e->heap_.base() + t->sync + detail::SyncLayout(t->size).seq);
       const uint64_t n = ++*seq;
       std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (across) check(e->network_->quiet(), api);  // this PE's puts land before it arrives
       Flags flags{e, t, team, api};
       detail::flag_barrier(flags, t->my_index, t->size, n);
     }
   };
 
+  // The members' sources (reduce) or blocks (reduce-scatter), gathered here: ops.peer(j, p) is member j's.
+  struct Gathered {
+    const char* data;
+    size_t stride;
+    template <class T>
+    T* peer(int j, T*) const {
+      return reinterpret_cast<T*>(const_cast<char*>(data) + stride * static_cast<size_t>(j));
+    }
+    template <class T>
+    T load(const T* p) const {
+      return *p;
+    }
+    int rank() const { return 0; }
+    int threads() const { return 1; }
+  };
+
+  Status gathered_reduce(Ops& ops, const TeamSlot& t, const CollCall& c) {
+    const bool scatter = c.op == CollOp::kReducescatter;
+    const uint64_t from = static_cast<uint64_t>(static_cast<const char*>(c.src) - heap_.base()) +
+                          (scatter ? c.bytes * static_cast<uint64_t>(t.my_index) : 0);
+    const size_t stride = (c.bytes + 63) / 64 * 64;
+    std::vector<detail::Vec16<uint64_t>> buffer((stride * static_cast<size_t>(t.size)) / 16 + 1);
+    char* data = reinterpret_cast<char*>(buffer.data());
+    ops.sync();  // every member's source is ready
+    for (int j = 0; j < t.size && c.bytes > 0; ++j) {
+      char* base = heap_.peer_base(t.pe(j));
+      char* to = data + stride * static_cast<size_t>(j);
+      if (base) {
+        std::memcpy(to, base + from, c.bytes);
+      } else {
+        check(network_->get(to, t.pe(j), from, c.bytes, Completion::kNbi), ops.api);
+      }
+    }
+    check(network_->quiet(), ops.api);
+    ops.sync();  // no member reads this PE's source any more: dest may overwrite it (in place)
+    Gathered g{data, stride};
+    const size_t n = c.bytes / detail::reduce_type_size(c.dtype);
+    return detail::combine_by_value(g, t, c.dtype, c.redop, c.dest, data + stride * static_cast<size_t>(t.my_index), n)
+               ? GSHMEM_SUCCESS
+               : GSHMEM_ERROR_INVALID_VALUE;
+  }
+
   const SymmetricHeap& heap_;
+  NetworkTransport* network_;
+  const std::string unreachable_;
   FlagWait wait_;
 };
 
 }  // namespace
 
-std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, FlagWait wait) {
-  return std::make_unique<HostCollEngine>(heap, std::move(wait));
+std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, NetworkTransport* network,
+                                                  std::string unreachable, FlagWait wait) {
+  return std::make_unique<HostCollEngine>(heap, network, std::move(unreachable), std::move(wait));
 }
 
 bool Collectives::check_buffer(const void* p, uint64_t bytes, const char* what, const char* api) const {

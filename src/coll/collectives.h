@@ -1,7 +1,7 @@
 // The host and on-stream entry of the collectives: argument checks, then the engine that runs them.
 //
 // Engines: the CPU backend's (host code: the algorithms of gshmem/detail/coll_algo.h with memcpy into
-// the mapped heaps and the team barrier on host atomics), and the GPU backend's (the core launches the
+// the mapped heaps, or puts through the network transport, and the team barrier on host atomics), and the GPU backend's (the core launches the
 // library's collective kernel, which runs the same algorithms at block scope, on the caller's stream
 // or on an internal one that it then waits for).
 #pragma once
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "gshmem/detail/coll_algo.h"
 #include "gshmem/detail/reduce_algo.h"
@@ -84,8 +85,13 @@ class CollEngine {
 using FlagWait =
     std::function<void(const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api)>;
 
-// The CPU backend's engine: host code over the heaps mapped into this process.
-std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, FlagWait wait);
+class NetworkTransport;
+
+// The CPU backend's engine: host code over the heaps mapped into this process, and through `network`
+// (nullptr when there is none) to the members whose heaps are not; `unreachable` says why a member is
+// reached by neither.
+std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, NetworkTransport* network,
+                                                  std::string unreachable, FlagWait wait);
 
 class Collectives {
  public:

@@ -35,13 +35,20 @@ void ArgChecks::check_in_heap(const void* p, size_t bytes, const char* what, con
       static_cast<void*>(rt_.heap().base() + rt_.heap().mapped()));
 }
 
-char* ArgChecks::remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const {
+RemoteTarget ArgChecks::target(const void* sym, size_t bytes, int pe, const char* what, const char* api) const {
   check_pe(pe, api);
   check_in_heap(sym, bytes, what, api);
-  char* base = rt_.heap().peer_base(pe);
-  if (!base)
-    log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, rt_.my_pe(), rt_.unreachable_reason().c_str());
-  return base + (static_cast<const char*>(sym) - rt_.heap().base());
+  const uint64_t offset = static_cast<uint64_t>(static_cast<const char*>(sym) - rt_.heap().base());
+  switch (rt_.route(pe)) {
+    case Route::kLocal:
+    case Route::kMapped:
+      return RemoteTarget{rt_.heap().peer_base(pe) + offset, offset};
+    case Route::kNetwork:
+      return RemoteTarget{nullptr, offset};
+    case Route::kUnreachable:
+      break;
+  }
+  log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, rt_.my_pe(), rt_.unreachable_reason().c_str());
 }
 
 void ArgChecks::check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const {

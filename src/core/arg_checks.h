@@ -3,19 +3,27 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace gshmem {
 
 class Runtime;
+
+// Where an operation's symmetric side lies on the target PE: an address in its heap mapped here, or
+// (mapped == nullptr) a heap offset that the network transport reaches.
+struct RemoteTarget {
+  char* mapped;
+  uint64_t offset;
+};
 
 class ArgChecks {
  public:
   explicit ArgChecks(const Runtime& rt) : rt_(rt) {}
   // The library is initialised and `pe` is a valid PE.
   void check_pe(int pe, const char* api) const;
-  // `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable; returns `pe`'s
-  // address of `sym`. `what` names the argument in messages.
-  char* remote_address(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;
+  // `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable; returns where `pe`'s
+  // copy of `sym` lies. `what` names the argument in messages.
+  RemoteTarget target(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;
   // [p, p + bytes) is in this PE's heap and aligned to `align`.
   void check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const;
   // The local side of a copy: memory of the program's own passes; a buffer in the heap's address

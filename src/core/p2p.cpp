@@ -10,6 +10,16 @@
 
 namespace gshmem {
 
+namespace {
+
+// The network completes a stream-ordered operation at once: the CPU backend has no streams (the GPU
+// backend does not reach PEs through the network yet).
+Completion network_completion(Completion c) { return c == Completion::kStream ? Completion::kBlocking : c; }
+
+}  // namespace
+
+NetworkTransport& PointToPoint::network() const { return *rt_.network(); }
+
 void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion,
                        void* stream, const char* api) {
   if (bytes == 0) {
@@ -19,10 +29,16 @@ void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, i
     return;
   }
   const void* sym = put ? static_cast<const void*>(dest) : source;
-  char* remote = checks_.remote_address(sym, bytes, pe, put ? "destination" : "source", api);
+  const RemoteTarget remote = checks_.target(sym, bytes, pe, put ? "destination" : "source", api);
   checks_.check_local_buffer(put ? source : static_cast<const void*>(dest), bytes, put ? "source" : "destination", api);
-  Status s = put ? rt_.transport().copy(remote, source, bytes, completion, stream)
-                 : rt_.transport().copy(dest, remote, bytes, completion, stream);
+  Status s;
+  if (!remote.mapped) {
+    s = put ? network().put(pe, remote.offset, source, bytes, network_completion(completion))
+            : network().get(dest, pe, remote.offset, bytes, network_completion(completion));
+  } else {
+    s = put ? rt_.transport().copy(remote.mapped, source, bytes, completion, stream)
+            : rt_.transport().copy(dest, remote.mapped, bytes, completion, stream);
+  }
   if (!ok(s)) log::fatal("%s: the copy of %zu bytes %s PE %d failed", api, bytes, put ? "to" : "from", pe);
 }
 
@@ -46,7 +62,7 @@ void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff
                nelems, elem, put ? "destination" : "source", sym_stride);
   }
   const void* sym = put ? static_cast<const void*>(dest) : source;
-  char* remote = checks_.remote_address(sym, extent, pe, put ? "destination" : "source", api);
+  const RemoteTarget remote = checks_.target(sym, extent, pe, put ? "destination" : "source", api);
   const ptrdiff_t local_stride = put ? sst : dst;
   size_t local_extent = 0;
   if (__builtin_mul_overflow(nelems - 1, static_cast<size_t>(local_stride), &local_extent) ||
@@ -57,25 +73,50 @@ void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff
   }
   checks_.check_local_buffer(put ? source : static_cast<const void*>(dest), local_extent,
                              put ? "source" : "destination", api);
-  Status s =
-      put ? rt_.transport().copy_strided(remote, dst * elem, source, sst * elem, elem, nelems, completion, stream)
-          : rt_.transport().copy_strided(dest, dst * elem, remote, sst * elem, elem, nelems, completion, stream);
+  Status s;
+  if (!remote.mapped) {
+    s = network_strided(put, dest, source, dst * elem, sst * elem, elem, nelems, pe, remote.offset, completion);
+  } else if (put) {
+    s = rt_.transport().copy_strided(remote.mapped, dst * elem, source, sst * elem, elem, nelems, completion, stream);
+  } else {
+    s = rt_.transport().copy_strided(dest, dst * elem, remote.mapped, sst * elem, elem, nelems, completion, stream);
+  }
   if (!ok(s)) log::fatal("%s: the strided copy of %zu elements %s PE %d failed", api, nelems, put ? "to" : "from", pe);
 }
 
+Status PointToPoint::network_strided(bool put, void* dest, const void* source, size_t dst_stride, size_t src_stride,
+                                     size_t elem, size_t nelems, int pe, uint64_t offset, Completion completion) {
+  // One operation per element, then (blocking) a quiet: the network has no strided operation. The
+  // symmetric side advances by its stride from `offset`, the local side by its own.
+  const size_t sym_stride = put ? dst_stride : src_stride;
+  const size_t local_stride = put ? src_stride : dst_stride;
+  for (size_t i = 0; i < nelems; ++i) {
+    const uint64_t at = offset + i * sym_stride;
+    Status s = put ? network().put(pe, at, static_cast<const char*>(source) + i * local_stride, elem, Completion::kNbi)
+                   : network().get(static_cast<char*>(dest) + i * local_stride, pe, at, elem, Completion::kNbi);
+    if (!ok(s)) return s;
+  }
+  return completion == Completion::kNbi ? GSHMEM_SUCCESS : network().quiet();
+}
+
 void PointToPoint::p_on_stream(void* dest, const void* value, size_t bytes, int pe, void* stream, const char* api) {
-  char* remote = checks_.remote_address(dest, bytes, pe, "destination", api);
-  if (!ok(rt_.transport().store_on_stream(remote, value, bytes, stream)))
-    log::fatal("%s: the store to PE %d failed", api, pe);
+  const RemoteTarget remote = checks_.target(dest, bytes, pe, "destination", api);
+  Status s = remote.mapped ? rt_.transport().store_on_stream(remote.mapped, value, bytes, stream)
+                           : network().put(pe, remote.offset, value, bytes, Completion::kBlocking);
+  if (!ok(s)) log::fatal("%s: the store to PE %d failed", api, pe);
 }
 
 uint64_t PointToPoint::atomic(void* dest, const Amo& amo, bool fetch, int pe, const char* api) {
-  char* remote = checks_.remote_address(dest, static_cast<size_t>(amo.bytes), pe, "destination", api);
+  const RemoteTarget remote = checks_.target(dest, static_cast<size_t>(amo.bytes), pe, "destination", api);
   if (reinterpret_cast<uintptr_t>(dest) % static_cast<uintptr_t>(amo.bytes) != 0) {
     log::fatal("%s: the destination %p is not aligned to its size (%d bytes)", api, dest, amo.bytes);
   }
   uint64_t old = 0;
-  if (!ok(rt_.transport().atomic(remote, amo, fetch ? &old : nullptr, Completion::kBlocking, nullptr))) {
+  // A non-fetching atomic across the network completes by the next quiet, as a put does.
+  Status s = remote.mapped ? rt_.transport().atomic(remote.mapped, amo, fetch ? &old : nullptr, Completion::kBlocking,
+                                                    nullptr)
+                           : network().atomic(pe, remote.offset, amo, fetch ? &old : nullptr);
+  if (!ok(s)) {
     log::fatal("%s: the atomic on PE %d failed", api, pe);
   }
   return old;
@@ -84,10 +125,12 @@ uint64_t PointToPoint::atomic(void* dest, const Amo& amo, bool fetch, int pe, co
 void PointToPoint::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completion completion,
                              void* stream, const char* api) {
   checks_.check_signal_op(sig_op, api);
-  char* remote = checks_.remote_address(sig_addr, sizeof(uint64_t), pe, "signal", api);
+  const RemoteTarget remote = checks_.target(sig_addr, sizeof(uint64_t), pe, "signal", api);
   checks_.check_local(sig_addr, sizeof(uint64_t), sizeof(uint64_t), "signal", api);
   Amo amo{sig_op == GSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
-  if (!ok(rt_.transport().atomic(remote, amo, nullptr, completion, stream))) {
+  Status s = remote.mapped ? rt_.transport().atomic(remote.mapped, amo, nullptr, completion, stream)
+                           : network().atomic(pe, remote.offset, amo, nullptr);
+  if (!ok(s)) {
     log::fatal("%s: the signal update on PE %d failed", api, pe);
   }
 }
@@ -96,19 +139,30 @@ void PointToPoint::put_signal(void* dest, const void* source, size_t bytes, uint
                               int sig_op, int pe, Completion completion, void* stream, const char* api) {
   checks_.check_signal_op(sig_op, api);
   // With 0 bytes only the signal is updated; `dest` is not used and may be NULL.
-  char* remote = bytes > 0 ? checks_.remote_address(dest, bytes, pe, "destination", api) : nullptr;
-  char* remote_sig = checks_.remote_address(sig_addr, sizeof(uint64_t), pe, "signal", api);
+  const RemoteTarget remote =
+      bytes > 0 ? checks_.target(dest, bytes, pe, "destination", api) : RemoteTarget{nullptr, 0};
+  const RemoteTarget remote_sig = checks_.target(sig_addr, sizeof(uint64_t), pe, "signal", api);
   checks_.check_local(sig_addr, sizeof(uint64_t), sizeof(uint64_t), "signal", api);
+  Amo amo{sig_op == GSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
+  if (bytes > 0) checks_.check_local_buffer(source, bytes, "source", api);
+  if (!remote_sig.mapped) {
+    // Across the network: the data (the source reusable on return unless nbi), a fence, then the
+    // signal, which the fence keeps behind the data at the target.
+    Status s = bytes > 0 ? network().put(pe, remote.offset, source, bytes, network_completion(completion))
+                         : GSHMEM_SUCCESS;
+    if (ok(s)) s = network().fence();
+    if (ok(s)) s = network().atomic(pe, remote_sig.offset, amo, nullptr);
+    if (!ok(s)) log::fatal("%s: the put with signal of %zu bytes to PE %d failed", api, bytes, pe);
+    return;
+  }
   // The copy and the signal go in order on one stream (or in order on the CPU), and the signal's
   // update is a release after the copy completed: the data arrives first. A blocking call waits
   // once, for the signal.
   const Completion copy_completion = completion == Completion::kBlocking ? Completion::kNbi : completion;
-  Amo amo{sig_op == GSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
-  if (bytes > 0) checks_.check_local_buffer(source, bytes, "source", api);
-  if (bytes > 0 && !ok(rt_.transport().copy(remote, source, bytes, copy_completion, stream))) {
+  if (bytes > 0 && !ok(rt_.transport().copy(remote.mapped, source, bytes, copy_completion, stream))) {
     log::fatal("%s: the copy of %zu bytes to PE %d failed", api, bytes, pe);
   }
-  if (!ok(rt_.transport().atomic(remote_sig, amo, nullptr, completion, stream))) {
+  if (!ok(rt_.transport().atomic(remote_sig.mapped, amo, nullptr, completion, stream))) {
     log::fatal("%s: the signal update on PE %d failed", api, pe);
   }
 }

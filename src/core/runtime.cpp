@@ -329,6 +329,7 @@ Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
   ho.map_peers = !config_.disable_p2p;
   ho.timeout_s = config_.bootstrap_timeout;
   GSHMEM_CHECK(heap_.init(boot_.get(), std::move(provider), ho, node_pes_, node_pids_, job_key_, job_token_));
+  GSHMEM_CHECK(setup_network());
   // The barrier's flags: the first allocation, so every PE gets it at the same offset.
   uint64_t off = 0;
   GSHMEM_CHECK(heap_.allocate(sizeof(uint64_t) * static_cast<size_t>(boot_->size()), 64, &off, "nvshmem_init"));
@@ -346,6 +347,60 @@ Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
   return GSHMEM_SUCCESS;
 }
 
+Status Runtime::setup_network() {
+  const int n = n_pes();
+  const int me = my_pe();
+  // Which heaps each PE maps: PE a reaches PE b through the network unless each maps the other's.
+  std::vector<unsigned char> mine(static_cast<size_t>(n), 0);
+  for (int pe = 0; pe < n; ++pe) mine[static_cast<size_t>(pe)] = pe != me && heap_.peer_base(pe) == nullptr;
+  std::vector<unsigned char> all(static_cast<size_t>(n) * static_cast<size_t>(n));
+  GSHMEM_CHECK(boot_->allgather(mine.data(), all.data(), static_cast<size_t>(n)));
+  std::vector<unsigned char> reach(static_cast<size_t>(n), 0);
+  bool anyone = false;
+  for (int pe = 0; pe < n; ++pe) {
+    const size_t a = static_cast<size_t>(me) * n + pe, b = static_cast<size_t>(pe) * n + me;
+    reach[static_cast<size_t>(pe)] = pe != me && (all[a] || all[b]);
+    for (int q = 0; q < n; ++q) anyone = anyone || all[static_cast<size_t>(pe) * n + q];
+  }
+  if (!anyone) return GSHMEM_SUCCESS;
+  if (config_.remote_transport == "none") {
+    no_network_ = "NVSHMEM_REMOTE_TRANSPORT=none";
+    return GSHMEM_SUCCESS;
+  }
+  if (backend_ == Backend::kGpu) {
+    no_network_ = "the GPU backend reaches PEs through the network only with the proxy of kernels' operations, "
+                  "which this version does not have yet (the CPU backend, GSHMEM_BACKEND=cpu, has the network)";
+    return GSHMEM_SUCCESS;
+  }
+  if (config_.remote_transport != "ucx" && me == 0) {
+    GSHMEM_WARN(kTransport, "NVSHMEM_REMOTE_TRANSPORT=%s: gshmem's network transport is UCX; using it",
+                config_.remote_transport.c_str());
+  }
+  std::string why;
+  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, &network_, &why);
+  if (!ok(s)) {
+    // The job goes on: PEs that need the network fail their first operation on a peer across it, with
+    // this reason.
+    no_network_ = "the network transport could not start (" + why +
+                  "); a gshmem built with UCX (Debian: libucx-dev) has it, see the README";
+    GSHMEM_INFO(kTransport, "%s", no_network_.c_str());
+    network_.reset();
+    return GSHMEM_SUCCESS;
+  }
+  GSHMEM_CHECK(network_->add_memory(heap_.base(), heap_.mapped(), 0, false));
+  heap_.set_growth_listener([this](char* addr, uint64_t offset, uint64_t bytes) {
+    return network_->add_memory(addr, bytes, offset, false);
+  });
+  return GSHMEM_SUCCESS;
+}
+
+Route Runtime::route(int pe) const {
+  if (pe == my_pe()) return Route::kLocal;
+  if (heap_.peer_base(pe)) return Route::kMapped;
+  if (network_ && network_->reaches(pe)) return Route::kNetwork;
+  return Route::kUnreachable;
+}
+
 int Runtime::team_capacity() const {
   return static_cast<int>(std::min<int64_t>(std::max<int64_t>(config_.max_teams, 8), 1 << 20));
 }
@@ -353,7 +408,7 @@ int Runtime::team_capacity() const {
 Status Runtime::setup_teams() {
   if (backend_ == Backend::kCpu) {
     coll_engine_ = make_host_coll_engine(
-        heap_, [this](const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api) {
+        heap_, network_.get(), unreachable_reason(), [this](const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api) {
           wait_barrier_flag(flag, target, pe, log::format(" of team %d", team),
                             log::format("collective on team %d", team), api, packet);
         });
@@ -365,6 +420,7 @@ Status Runtime::setup_teams() {
   Teams::Services sv;
   sv.heap = &heap_;
   sv.transport = transport_.get();
+  sv.network = network_.get();
   sv.my_pe = my_pe();
   sv.n_pes = n_pes();
   sv.ll_period =
@@ -375,6 +431,7 @@ Status Runtime::setup_teams() {
     c.op = detail::CollOp::kBarrier;
     c.team = team;
     GSHMEM_CHECK(transport_->quiet());
+    if (network_) GSHMEM_CHECK(network_->quiet());
     return coll_.run(c, false, nullptr, api);
   };
   std::vector<std::vector<int>> predefined;
@@ -401,6 +458,7 @@ Status Runtime::collective(const CollCall& call, bool on_stream, void* stream, c
       GSHMEM_CHECK(transport_->quiet());
       if (gpu_) GSHMEM_CHECK(gpu_->quiet());
     }
+    if (network_) GSHMEM_CHECK(network_->quiet());
   }
   return coll_.run(call, on_stream, stream, api);
 }
@@ -658,7 +716,15 @@ std::string Runtime::peer_route(int pe, std::string* why) const {
     *why = "this PE";
     return "local memory";
   }
-  if (!heap_.peer_base(pe)) {
+  const Route r = route(pe);
+  if (r == Route::kNetwork) {
+    *why = std::string(config_.disable_p2p && host_of_pe_[static_cast<size_t>(pe)] == host_of_pe_[static_cast<size_t>(my_pe())]
+                           ? "NVSHMEM_DISABLE_P2P is set"
+                           : "on another host") +
+           ": " + network_->describe(pe);
+    return std::string("network, ") + network_->name();
+  }
+  if (r == Route::kUnreachable) {
     *why = unreachable_reason();
     return "none";
   }
@@ -697,15 +763,15 @@ void Runtime::log_routes() const {
 }
 
 std::string Runtime::unreachable_reason() const {
-  if (config_.disable_p2p) {
-    return "NVSHMEM_DISABLE_P2P is set, and this version of gshmem has no other transport between PEs";
-  }
-  return "it runs on another host, and this version of gshmem has no network transport yet";
+  const std::string network = no_network_.empty() ? "no network transport reaches it" : no_network_;
+  if (config_.disable_p2p) return "NVSHMEM_DISABLE_P2P is set, and " + network;
+  return "it runs on another host, and " + network;
 }
 
 void Runtime::quiet(const char* api) {
   if (state_ != kInitialized) return;  // nothing can be outstanding
   if (!ok(transport_->quiet())) log::fatal("%s failed", api);
+  if (network_ && !ok(network_->quiet())) log::fatal("%s failed", api);
   if (gpu_ && !ok(gpu_->quiet())) log::fatal("%s failed", api);
 }
 
@@ -713,10 +779,12 @@ void Runtime::quiet_on_stream(void* stream, const char* api) {
   if (state_ != kInitialized) return;
   if (!ok(transport_->quiet_on_stream(stream))) log::fatal("%s failed", api);
   if (gpu_ && !ok(gpu_->quiet_on_stream(stream))) log::fatal("%s failed", api);
+  if (network_ && !ok(network_->quiet())) log::fatal("%s failed", api);  // the CPU backend's streams run at once
 }
 
 Status Runtime::host_barrier(const char* api) {
   GSHMEM_CHECK(transport_->quiet());
+  if (network_) GSHMEM_CHECK(network_->quiet());
   if (backend_ == Backend::kGpu) {
     activity::Scope doing(api, "the barrier of NVSHMEM_TEAM_WORLD");
     const WaitWatch::Options watch = wait_watch_options(api);
@@ -832,6 +900,9 @@ Status Runtime::finalize(const char* api) {
     teams_.finalize();
     coll_.set_engine(nullptr);
     coll_engine_.reset();
+    // Collective, after the barrier: no PE accesses another's heap any more.
+    if (network_ && !ok(network_->finalize()) && ok(s)) s = GSHMEM_ERROR_SYSTEM;
+    network_.reset();
     transport_.reset();
     heap_.finalize();
     if (gpu_) gpu_->destroy();

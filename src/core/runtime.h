@@ -24,6 +24,7 @@
 #include "gshmem/detail/device_state.h"
 #include "heap/symmetric_heap.h"
 #include "team/teams.h"
+#include "transport/network.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/status.h"
@@ -31,6 +32,14 @@
 namespace gshmem {
 
 enum class Backend { kCpu, kGpu };
+
+// How this PE reaches another PE's heap.
+enum class Route {
+  kLocal,        // this PE
+  kMapped,       // the heap is mapped here: loads, stores, atomics and copies by address (Transport)
+  kNetwork,      // through the network transport, by heap offset (NetworkTransport)
+  kUnreachable,  // neither (unreachable_reason() says why)
+};
 
 enum InitState : int { kNotInitialized = 0, kBootstrapped = 1, kInitialized = 2 };
 
@@ -106,7 +115,11 @@ class Runtime {
   [[noreturn]] void not_ready(const char* api) const;
   const SymmetricHeap& heap() const { return heap_; }
   Transport& transport() const { return *transport_; }
-  // Why a PE is not mapped here, for messages.
+  // How this PE reaches `pe` (valid PE, after the heap exists): the one place that decides.
+  Route route(int pe) const;
+  // The network transport, when some PE is reached through it; else nullptr.
+  NetworkTransport* network() const { return network_.get(); }
+  // Why a PE is neither mapped here nor reached through the network, for messages.
   std::string unreachable_reason() const;
   WaitWatch::Options wait_watch_options(const char* api) const;
 
@@ -128,6 +141,9 @@ class Runtime {
   Status choose_backend();
   void build_teams();
   Status setup_heap(std::unique_ptr<MemoryProvider> provider);
+  // Opens the network transport when any PE's heap is not mapped by some other PE, and registers the
+  // heap (and every growth of it) with it. Collective.
+  Status setup_network();
   Status setup_cpu();
   Status bind_gpu(const char* api);
   Status host_barrier(const char* api);
@@ -174,6 +190,8 @@ class Runtime {
   Team predefined_[4];
   SymmetricHeap heap_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<NetworkTransport> network_;
+  std::string no_network_;  // why PEs that need the network are not reached ("" when none needs it)
   uint64_t* barrier_flags_ = nullptr;  // symmetric [npes], in this PE's heap
   uint64_t host_barrier_seq_ = 0;      // CPU backend
   bool all_mapped_ = false;            // every PE's heap is mapped here

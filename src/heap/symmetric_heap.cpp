@@ -142,6 +142,19 @@ Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
     }
     return agreed;
   }
+  if (grown_) {
+    // The network transport registers the new memory before any PE can target it (no PE allocates
+    // from it before this call returns on every PE).
+    agreed = agree(boot_, grown_(base_ + mapped_, mapped_, bytes), &failed_pe);
+    if (!ok(agreed)) {
+      undo(added);
+      if (failed_pe != boot_->rank()) {
+        GSHMEM_ERROR("%s: PE %d could not register its new heap memory with the network transport (%s)", api,
+                     failed_pe, gshmem_status_string(agreed));
+      }
+      return agreed;
+    }
+  }
   mappings_.insert(mappings_.end(), added.begin(), added.end());
   allocator_.grow(bytes);
   mapped_ += bytes;
@@ -339,6 +352,7 @@ void SymmetricHeap::finalize() {
   base_ = nullptr;
   mapped_ = 0;
   exchange_.close();
+  grown_ = nullptr;
   provider_.reset();
 }
 

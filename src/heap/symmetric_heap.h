@@ -96,6 +96,12 @@ class SymmetricHeap {
   Status unregister_buffer(uint64_t offset);
   const RegisteredRegions& regions() const { return regions_; }
 
+  // Called on every PE at every growth, once the new memory [addr, addr + bytes) (heap offset
+  // `offset`) is mapped on every PE and before any of it is allocated: collective. A failure on any PE
+  // fails the growth on all of them.
+  using GrowthListener = std::function<Status(char* addr, uint64_t offset, uint64_t bytes)>;
+  void set_growth_listener(GrowthListener listener) { grown_ = std::move(listener); }
+
  private:
   // Maps `bytes` more on every PE, or on none. Collective.
   Status grow(uint64_t bytes, const char* api);
@@ -136,6 +142,7 @@ class SymmetricHeap {
   std::map<uint64_t, std::vector<Mapping>> region_mappings_;  // registered offset -> its mappings here
   HeapAllocator allocator_;
   LocalFdExchange exchange_;
+  GrowthListener grown_;
 };
 
 }  // namespace gshmem

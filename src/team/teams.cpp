@@ -7,6 +7,7 @@
 
 #include "gshmem/constants.h"
 #include "heap/symmetric_heap.h"
+#include "transport/network.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -233,6 +234,23 @@ Status Teams::agree(const TeamInfo& parent, const std::vector<ExchangeRecord>& a
   return GSHMEM_SUCCESS;
 }
 
+bool Teams::reaches(int pe) const {
+  return sv_.heap->peer_base(pe) || (sv_.network && sv_.network->reaches(pe));
+}
+
+Status Teams::write_to(int pe, uint64_t offset, const void* src, size_t bytes) {
+  char* base = sv_.heap->peer_base(pe);
+  if (base) return sv_.transport->copy(base + offset, src, bytes, Completion::kBlocking, nullptr);
+  GSHMEM_CHECK(sv_.network->put(pe, offset, src, bytes, Completion::kBlocking));
+  return sv_.network->quiet();
+}
+
+Status Teams::read_from(int pe, uint64_t offset, void* dst, size_t bytes) {
+  char* base = sv_.heap->peer_base(pe);
+  if (base) return sv_.transport->read_words(dst, base + offset, bytes, 8);
+  return sv_.network->get(dst, pe, offset, bytes, Completion::kBlocking);
+}
+
 // Every member of `parent` writes `mine` into slot my_index of every member's exchange buffer, then
 // the parent's barrier; then each reads what all wrote here.
 Status Teams::exchange(TeamInfo& parent, const ExchangeRecord& mine, std::vector<ExchangeRecord>* all,
@@ -243,14 +261,13 @@ Status Teams::exchange(TeamInfo& parent, const ExchangeRecord& mine, std::vector
   parent.splits += 1;
   for (int k = 0; k < n; ++k) {
     const int i = (parent.my_index + k) % n;
-    char* base = sv_.heap->peer_base(parent.members[i]);
-    if (!base) {
+    if (!reaches(parent.members[i])) {
       GSHMEM_ERROR("%s: PE %d of %s is not reachable from PE %d", api, parent.members[i], describe(parent.id).c_str(),
                    sv_.my_pe);
       return GSHMEM_ERROR_NOT_SUPPORTED;
     }
-    char* slot = base + parent.sync_of[i] + buffer + static_cast<uint64_t>(parent.my_index) * sizeof mine;
-    GSHMEM_CHECK(sv_.transport->copy(slot, &mine, sizeof mine, Completion::kBlocking, nullptr));
+    const uint64_t slot = parent.sync_of[i] + buffer + static_cast<uint64_t>(parent.my_index) * sizeof mine;
+    GSHMEM_CHECK(write_to(parent.members[i], slot, &mine, sizeof mine));
   }
   GSHMEM_CHECK(sv_.barrier(parent.id, api));
   all->resize(static_cast<size_t>(n));
@@ -431,31 +448,29 @@ Status Teams::init_from_uniqueid(uint64_t uid, int npes, int index, const TeamCo
         api, npes, index, sv_.n_pes, static_cast<unsigned long long>(uid));
     return GSHMEM_ERROR_INVALID_VALUE;
   }
-  char* base = sv_.heap->peer_base(owner);
-  if (!base) {
+  if (!reaches(owner)) {
     GSHMEM_ERROR("%s: PE %d, which made the unique ID, is not reachable from PE %d", api, owner, sv_.my_pe);
     return GSHMEM_ERROR_NOT_SUPPORTED;
   }
   uint64_t area = 0;
   GSHMEM_CHECK(allocate_area(npes, &area, api));
-  char* box = base + areas_ + mailbox;
+  const uint64_t box = areas_ + mailbox;
   MailboxRecord mine{};
   const uint64_t tag = (uid & 0xffffffffull) + 1;
   mine.world_pe = sv_.my_pe;
   mine.npes = npes;
   mine.sync = area;
   mine.config = static_cast<uint64_t>(config.num_contexts);
-  char* slot = box + sizeof(MailboxRecord) * static_cast<uint64_t>(index);
+  const uint64_t slot = box + sizeof(MailboxRecord) * static_cast<uint64_t>(index);
   // Body first, then the tag that says it is there.
-  GSHMEM_CHECK(sv_.transport->copy(slot + 8, reinterpret_cast<char*>(&mine) + 8, sizeof mine - 8, Completion::kBlocking,
-                                   nullptr));
+  GSHMEM_CHECK(write_to(owner, slot + 8, reinterpret_cast<char*>(&mine) + 8, sizeof mine - 8));
   GSHMEM_CHECK(sv_.transport->quiet());
-  GSHMEM_CHECK(sv_.transport->copy(slot, &tag, 8, Completion::kBlocking, nullptr));
+  GSHMEM_CHECK(write_to(owner, slot, &tag, 8));
   std::vector<MailboxRecord> all(static_cast<size_t>(npes));
   const auto began = std::chrono::steady_clock::now();
   double warned = 0;
   for (int polls = 0;; ++polls) {
-    GSHMEM_CHECK(sv_.transport->read_words(all.data(), box, sizeof(MailboxRecord) * npes, 8));
+    GSHMEM_CHECK(read_from(owner, box, all.data(), sizeof(MailboxRecord) * npes));
     std::vector<int> missing;
     for (int k = 0; k < npes; ++k) {
       if (all[k].tag != tag) missing.push_back(k);
@@ -472,7 +487,7 @@ Status Teams::init_from_uniqueid(uint64_t uid, int npes, int index, const TeamCo
     std::this_thread::sleep_for(std::chrono::microseconds(polls < 100 ? 20 : 1000));
   }
   // Once every tag is seen, read the bodies again (after the acquire of the read above).
-  GSHMEM_CHECK(sv_.transport->read_words(all.data(), box, sizeof(MailboxRecord) * npes, 8));
+  GSHMEM_CHECK(read_from(owner, box, all.data(), sizeof(MailboxRecord) * npes));
   std::vector<int> members;
   std::vector<uint64_t> sync_of;
   Status s = GSHMEM_SUCCESS;

@@ -25,6 +25,7 @@ namespace gshmem {
 
 class SymmetricHeap;
 class Transport;
+class NetworkTransport;
 
 // What a team was made with (nvshmem_team_config_t's fields that were passed in its mask).
 struct TeamConfig {
@@ -51,6 +52,7 @@ class Teams {
   struct Services {
     SymmetricHeap* heap = nullptr;
     Transport* transport = nullptr;
+    NetworkTransport* network = nullptr;  // reaches the PEs whose heaps are not mapped here (or nullptr)
     int my_pe = 0;
     int n_pes = 1;
     uint64_t ll_period = uint64_t{1} << 31;  // TeamSlot::ll_period and ...
@@ -96,6 +98,12 @@ class Teams {
 
  private:
   char* heap_base() const;
+  // Whether this PE reaches `pe`'s heap (mapped here, or through the network).
+  bool reaches(int pe) const;
+  // Copies into / out of `pe`'s heap at `offset` (by address where it is mapped, else through the
+  // network), complete on return; reads move whole 8-byte words where the heap is mapped.
+  Status write_to(int pe, uint64_t offset, const void* src, size_t bytes);
+  Status read_from(int pe, uint64_t offset, void* dst, size_t bytes);
   Status allocate_area(int n, uint64_t* offset, const char* api);
   void free_area(uint64_t offset);
   Status allocate_id(int* id, const char* api);

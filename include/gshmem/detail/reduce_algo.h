@@ -455,6 +455,29 @@ GSHMEMI_RED_FN bool reduce_by_value(Ops& ops, const TeamSlot& t, ReduceType type
   return reduce_dispatch(type, op, r);
 }
 
+// Combines n elements for this PE only, with no sync: dest[e] = the members' src[e] combined in team
+// order, where ops.peer(j, src) is member j's copy (the CPU backend gathers the members' copies across
+// the network first). False for a (type, op) pair that has no reduction.
+template <class Ops>
+struct CombineByValue {
+  Ops& ops;
+  const TeamSlot& t;
+  void* dest;
+  const void* src;
+  size_t n;
+  template <ReduceOp Op, class T>
+  GSHMEMI_RED_FN void run() {
+    combine_range<Combiner<Op, T>>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), 0, n, 0, false);
+  }
+};
+
+template <class Ops>
+GSHMEMI_RED_FN bool combine_by_value(Ops& ops, const TeamSlot& t, ReduceType type, ReduceOp op, void* dest,
+                                     const void* src, size_t n) {
+  CombineByValue<Ops> r{ops, t, dest, src, n};
+  return reduce_dispatch(type, op, r);
+}
+
 }  // namespace detail
 }  // namespace gshmem
 

@@ -1,0 +1,112 @@
+/* gshmem's network transport plugin ABI, version 1 (C only).
+ *
+ * A network transport reaches the PEs whose heaps are not mapped into this process (PEs on other
+ * hosts, or every other PE with NVSHMEM_DISABLE_P2P): puts, gets, atomics, fence and quiet on a peer's
+ * heap, named by PE and heap offset. The core never links the network library: it dlopens the plugin
+ * (libgshmem_transport_ucx.so, built against UCX), which does. The plugin must not write its own wire
+ * protocol for data: it maps every operation onto the network library's own.
+ *
+ * Threads: the core calls the plugin from any of its threads, one call at a time per process for
+ * connect, add_memory and finalize (collective calls), possibly several at once for the others; the
+ * plugin serialises what its library needs serialised. The plugin makes progress on its own (a peer's
+ * operations on this PE's memory complete while the program computes or waits), without spinning a
+ * core while nothing arrives.
+ *
+ * Every call returns 0, or non-zero with a one-line reason in `why` (at most `why_len` bytes with its
+ * NUL) that names the network library's own status text; the core adds the PE and the operation.
+ *
+ * A plugin exports one symbol, gshmem_transport_plugin_init (GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL), of
+ * type gshmem_transport_plugin_init_fn. */
+#ifndef GSHMEM_PLUGIN_TRANSPORT_V1_H_
+#define GSHMEM_PLUGIN_TRANSPORT_V1_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 1
+#define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
+
+/* Where memory given to add_memory lives. */
+#define GSHMEM_TRANSPORT_MEM_HOST 0
+#define GSHMEM_TRANSPORT_MEM_CUDA 1
+
+/* Capabilities (gshmem_transport_plugin_v1::caps). */
+#define GSHMEM_TRANSPORT_CAP_CUDA_MEMORY 1u /* add_memory takes GPU memory (GSHMEM_TRANSPORT_MEM_CUDA) */
+
+/* The atomic operations, on words of 4 or 8 bytes (the numbering of the core's AmoOp). */
+#define GSHMEM_TRANSPORT_AMO_LOAD 0
+#define GSHMEM_TRANSPORT_AMO_STORE 1
+#define GSHMEM_TRANSPORT_AMO_ADD 2
+#define GSHMEM_TRANSPORT_AMO_AND 3
+#define GSHMEM_TRANSPORT_AMO_OR 4
+#define GSHMEM_TRANSPORT_AMO_XOR 5
+#define GSHMEM_TRANSPORT_AMO_SWAP 6
+#define GSHMEM_TRANSPORT_AMO_CSWAP 7
+
+/* What gshmem gives the plugin. */
+typedef struct gshmem_transport_services_v1 {
+  void *ctx;
+  int rank; /* this PE */
+  int size; /* PEs in the job */
+  /* Gathers `bytes` bytes from every PE into all[rank * bytes]. Collective over all PEs. Returns 0. */
+  int (*allgather)(void *ctx, const void *mine, void *all, size_t bytes);
+  /* Logs a line in gshmem's log (level 0: warning, 1: info, 2: trace). */
+  void (*log)(void *ctx, int level, const char *line);
+} gshmem_transport_services_v1_t;
+
+typedef struct gshmem_transport_plugin_v1 gshmem_transport_plugin_v1_t;
+
+struct gshmem_transport_plugin_v1 {
+  /* Filled by the plugin's init. */
+  unsigned abi_version; /* GSHMEM_TRANSPORT_PLUGIN_ABI */
+  const char *name;     /* short name for messages ("ucx"); static storage */
+  unsigned caps;        /* GSHMEM_TRANSPORT_CAP_* */
+  void *state;          /* the plugin's own */
+
+  /* Connects to the PEs with reach[pe] != 0 (reach has services.size entries; every PE passes its own
+   * list, and the lists agree: a reaches b exactly when b reaches a). Collective over all PEs. */
+  int (*connect)(gshmem_transport_plugin_v1_t *self, const unsigned char *reach, char *why, size_t why_len);
+  /* Describes in one line (into `out`) how this PE reaches `pe`: the library and what it chose. */
+  void (*describe)(gshmem_transport_plugin_v1_t *self, int pe, char *out, size_t out_len);
+  /* Registers this PE's memory [addr, addr + bytes), which is heap offsets [heap_offset, heap_offset +
+   * bytes), for access by the connected PEs, and learns theirs. Collective over all PEs, which pass the
+   * same heap_offset and bytes; when it returns on every PE, any of them may access the range. */
+  int (*add_memory)(gshmem_transport_plugin_v1_t *self, void *addr, size_t bytes, uint64_t heap_offset, int mem_type,
+                    char *why, size_t why_len);
+  /* Copies `bytes` bytes from local `src` to heap offset `heap_offset` of `pe`. With `blocking`, `src`
+   * may be reused on return; without, only after quiet. Remote completion: by quiet. */
+  int (*put)(gshmem_transport_plugin_v1_t *self, int pe, uint64_t heap_offset, const void *src, size_t bytes,
+             int blocking, char *why, size_t why_len);
+  /* Copies `bytes` bytes from heap offset `heap_offset` of `pe` to local `dst`: in `dst` on return with
+   * `blocking`, else after quiet. */
+  int (*get)(gshmem_transport_plugin_v1_t *self, void *dst, int pe, uint64_t heap_offset, size_t bytes, int blocking,
+             char *why, size_t why_len);
+  /* The atomic `op` (GSHMEM_TRANSPORT_AMO_*) on the word of `bytes` (4 or 8) bytes at heap offset
+   * `heap_offset` of `pe`, with `operand` (and, for CSWAP, `compare`). With `fetched`, the word's
+   * previous value is there on return; without, the operation completes by quiet. */
+  int (*atomic)(gshmem_transport_plugin_v1_t *self, int pe, uint64_t heap_offset, int op, int bytes, uint64_t operand,
+                uint64_t compare, uint64_t *fetched, char *why, size_t why_len);
+  /* Operations issued after the fence to a PE are applied there after those issued before it. */
+  int (*fence)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
+  /* Every operation issued before is complete at its target. */
+  int (*quiet)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
+  /* Disconnects and releases everything. Collective over all PEs. Returns 0 or non-zero. */
+  int (*finalize)(gshmem_transport_plugin_v1_t *self);
+};
+
+/* Initialises the plugin with gshmem's services (copied by the plugin). `abi_version` is the version
+ * gshmem speaks; a plugin that cannot serve it returns non-zero. Returns 0, or non-zero with a reason
+ * in `why`. */
+typedef int (*gshmem_transport_plugin_init_fn)(const gshmem_transport_services_v1_t *services,
+                                               gshmem_transport_plugin_v1_t *plugin, unsigned abi_version, char *why,
+                                               size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSHMEM_PLUGIN_TRANSPORT_V1_H_ */

@@ -1,0 +1,550 @@
+// The UCX network transport (include/gshmem/plugin/transport_v1.h): one UCP worker per PE, an
+// endpoint to every PE it reaches, the heap registered with ucp_mem_map and the remote keys exchanged
+// through gshmem's bootstrap. Every operation is UCP's own: ucp_put_nbx, ucp_get_nbx,
+// ucp_atomic_op_nbx, ucp_worker_fence and ucp_worker_flush_nbx.
+//
+// Progress: UCP moves data only when someone calls ucp_worker_progress, and a peer's put or atomic on
+// this PE's memory may need this PE's progress (UCP emulates RMA and atomics in software over
+// transports without them, TCP among them). A thread per PE progresses the worker and then sleeps on
+// the worker's event descriptor (ucp_worker_arm), so an idle PE uses no core. The worker is
+// UCS_THREAD_MODE_SERIALIZED: every call into it holds `mu`.
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <ucp/api/ucp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gshmem/plugin/transport_v1.h"
+
+namespace {
+
+// The reason of a failed call, into the caller's buffer.
+int fail(char* why, size_t len, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+int fail(char* why, size_t len, const char* fmt, ...) {
+  if (why && len) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+  }
+  return 1;
+}
+
+// A region of a PE's heap as that PE registered it.
+struct RemoteRegion {
+  uint64_t offset = 0;  // heap offset of its start
+  uint64_t bytes = 0;
+  uint64_t addr = 0;  // its address in that PE
+  ucp_rkey_h rkey = nullptr;
+};
+
+struct Peer {
+  ucp_ep_h ep = nullptr;
+  std::vector<RemoteRegion> regions;  // by offset
+};
+
+struct LocalRegion {
+  ucp_mem_h memh = nullptr;
+};
+
+class Ucx {
+ public:
+  explicit Ucx(const gshmem_transport_services_v1_t& sv) : sv_(sv), peers_(static_cast<size_t>(sv.size)) {}
+
+  int init(char* why, size_t len) {
+    ucp_config_t* config = nullptr;
+    ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
+    if (s != UCS_OK) return fail(why, len, "ucp_config_read: %s", ucs_status_string(s));
+    ucp_params_t p{};
+    p.field_mask = UCP_PARAM_FIELD_FEATURES;
+    p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    s = ucp_init(&p, config, &context_);
+    ucp_config_release(config);
+    if (s != UCS_OK) return fail(why, len, "ucp_init: %s", ucs_status_string(s));
+    ucp_context_attr_t attr{};
+    attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+    if (ucp_context_query(context_, &attr) == UCS_OK) {
+      cuda_ = (attr.memory_types & (1ull << UCS_MEMORY_TYPE_CUDA)) != 0;
+    }
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+    s = ucp_worker_create(context_, &wp, &worker_);
+    if (s != UCS_OK) return fail(why, len, "ucp_worker_create: %s", ucs_status_string(s));
+    s = ucp_worker_get_efd(worker_, &efd_);
+    if (s != UCS_OK) return fail(why, len, "ucp_worker_get_efd: %s", ucs_status_string(s));
+    stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (stop_fd_ < 0) return fail(why, len, "eventfd: %s", std::strerror(errno));
+    progress_ = std::thread([this] { progress_loop(); });
+    return 0;
+  }
+
+  bool cuda() const { return cuda_; }
+
+  int connect(const unsigned char* reach, char* why, size_t len) {
+    ucp_worker_attr_t wa{};
+    wa.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS;
+    ucs_status_t s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      s = ucp_worker_query(worker_, &wa);
+    }
+    if (s != UCS_OK) return fail(why, len, "ucp_worker_query: %s", ucs_status_string(s));
+    std::vector<std::vector<char>> addresses;
+    const int rc = exchange(wa.address, wa.address_length, &addresses);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ucp_worker_release_address(worker_, wa.address);
+    }
+    if (rc != 0) return fail(why, len, "the exchange of UCP worker addresses through the bootstrap failed");
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int pe = 0; pe < sv_.size; ++pe) {
+      if (!reach[pe] || pe == sv_.rank) continue;
+      ucp_ep_params_t ep{};
+      ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER;
+      ep.address = reinterpret_cast<const ucp_address_t*>(addresses[static_cast<size_t>(pe)].data());
+      ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+      ep.err_handler.cb = &Ucx::on_ep_error;
+      ep.err_handler.arg = this;
+      s = ucp_ep_create(worker_, &ep, &peers_[static_cast<size_t>(pe)].ep);
+      if (s != UCS_OK) return fail(why, len, "ucp_ep_create to PE %d: %s", pe, ucs_status_string(s));
+    }
+    return 0;
+  }
+
+  void describe(int pe, char* out, size_t len) {
+    const char* tls = std::getenv("UCX_TLS");
+    std::snprintf(out, len, "UCX %s (UCX_TLS=%s)%s", ucp_get_version_string(), tls ? tls : "all",
+                  pe >= 0 && pe < sv_.size && peers_[static_cast<size_t>(pe)].ep ? "" : ", not connected");
+  }
+
+  int add_memory(void* addr, size_t bytes, uint64_t offset, int mem_type, char* why, size_t len) {
+    if (mem_type == GSHMEM_TRANSPORT_MEM_CUDA && !cuda_) {
+      return fail(why, len, "this UCX (%s) was built without CUDA: it cannot register GPU memory",
+                  ucp_get_version_string());
+    }
+    ucp_mem_map_params_t mp{};
+    mp.field_mask =
+        UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    mp.address = addr;
+    mp.length = bytes;
+    mp.memory_type = mem_type == GSHMEM_TRANSPORT_MEM_CUDA ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
+    LocalRegion region;
+    void* packed = nullptr;
+    size_t packed_len = 0;
+    ucs_status_t s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      s = ucp_mem_map(context_, &mp, &region.memh);
+      if (s == UCS_OK) s = ucp_rkey_pack(context_, region.memh, &packed, &packed_len);
+    }
+    // Every PE takes part in the exchange, also one whose registration failed (it sends an empty key),
+    // so that no PE waits for it; each reports its own failure.
+    std::vector<char> mine(sizeof(uint64_t) * 2);
+    const uint64_t header[2] = {s == UCS_OK ? 1u : 0u, reinterpret_cast<uint64_t>(addr)};
+    std::memcpy(mine.data(), header, sizeof header);
+    if (s == UCS_OK) mine.insert(mine.end(), static_cast<char*>(packed), static_cast<char*>(packed) + packed_len);
+    if (packed) ucp_rkey_buffer_release(packed);
+    std::vector<std::vector<char>> all;
+    const int rc = exchange(mine.data(), mine.size(), &all);
+    if (s != UCS_OK) return fail(why, len, "ucp_mem_map of %zu bytes: %s", bytes, ucs_status_string(s));
+    locals_.push_back(region);
+    if (rc != 0) return fail(why, len, "the exchange of UCX memory keys through the bootstrap failed");
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int pe = 0; pe < sv_.size; ++pe) {
+      Peer& peer = peers_[static_cast<size_t>(pe)];
+      if (!peer.ep) continue;
+      const std::vector<char>& blob = all[static_cast<size_t>(pe)];
+      uint64_t h[2];
+      std::memcpy(h, blob.data(), sizeof h);
+      if (h[0] != 1) return fail(why, len, "PE %d could not register its memory with UCX", pe);
+      RemoteRegion r;
+      r.offset = offset;
+      r.bytes = bytes;
+      r.addr = h[1];
+      s = ucp_ep_rkey_unpack(peer.ep, blob.data() + sizeof h, &r.rkey);
+      if (s != UCS_OK) return fail(why, len, "ucp_ep_rkey_unpack of PE %d's key: %s", pe, ucs_status_string(s));
+      auto at = std::lower_bound(peer.regions.begin(), peer.regions.end(), r,
+                                 [](const RemoteRegion& a, const RemoteRegion& b) { return a.offset < b.offset; });
+      peer.regions.insert(at, r);
+    }
+    return 0;
+  }
+
+  int put(int pe, uint64_t offset, const void* src, size_t bytes, bool blocking, char* why, size_t len) {
+    return each_piece(pe, offset, bytes, why, len, [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at,
+                                                       size_t n, std::unique_lock<std::mutex>& lock) {
+      ucp_request_param_t p{};
+      ucs_status_ptr_t r = ucp_put_nbx(ep, static_cast<const char*>(src) + at, n, raddr, rkey, &p);
+      return finish(r, blocking, lock, "ucp_put_nbx", why, len);
+    });
+  }
+
+  int get(void* dst, int pe, uint64_t offset, size_t bytes, bool blocking, char* why, size_t len) {
+    return each_piece(pe, offset, bytes, why, len, [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at,
+                                                       size_t n, std::unique_lock<std::mutex>& lock) {
+      ucp_request_param_t p{};
+      ucs_status_ptr_t r = ucp_get_nbx(ep, static_cast<char*>(dst) + at, n, raddr, rkey, &p);
+      return finish(r, blocking, lock, "ucp_get_nbx", why, len);
+    });
+  }
+
+  int atomic(int pe, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare, uint64_t* fetched,
+             char* why, size_t len) {
+    std::unique_lock<std::mutex> lock(mu_);
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    ucp_ep_h ep = target(pe, offset, static_cast<size_t>(bytes), &raddr, &rkey);
+    if (!ep) return fail(why, len, "heap offset %llu of PE %d is not registered with UCX", ull(offset), pe);
+    // UCP has no atomic load or plain store: a load is a fetching add of 0, a store a swap whose
+    // result is dropped. Compare-swap takes the compare value as its operand and the new value in
+    // the reply buffer.
+    ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
+    uint64_t value = operand;
+    bool reply = fetched != nullptr;
+    switch (op) {
+      case GSHMEM_TRANSPORT_AMO_LOAD:
+        value = 0;
+        reply = true;
+        break;
+      case GSHMEM_TRANSPORT_AMO_STORE:
+      case GSHMEM_TRANSPORT_AMO_SWAP:
+        uop = UCP_ATOMIC_OP_SWAP;
+        reply = true;
+        break;
+      case GSHMEM_TRANSPORT_AMO_ADD:
+        break;
+      case GSHMEM_TRANSPORT_AMO_AND:
+        uop = UCP_ATOMIC_OP_AND;
+        break;
+      case GSHMEM_TRANSPORT_AMO_OR:
+        uop = UCP_ATOMIC_OP_OR;
+        break;
+      case GSHMEM_TRANSPORT_AMO_XOR:
+        uop = UCP_ATOMIC_OP_XOR;
+        break;
+      case GSHMEM_TRANSPORT_AMO_CSWAP:
+        uop = UCP_ATOMIC_OP_CSWAP;
+        value = compare;
+        reply = true;
+        break;
+      default:
+        return fail(why, len, "atomic operation %d is not one of the plugin ABI's", op);
+    }
+    // A reply lands in memory that lives until the operation completes: a fetching call waits for it;
+    // a dropped reply (a store) goes into a slot of `sink_` (its value is never read).
+    Operand fetched_here{};
+    Operand& o = fetched ? fetched_here : next_sink();
+    o.u64 = 0;
+    if (uop == UCP_ATOMIC_OP_CSWAP) {
+      if (bytes == 4) {
+        o.u32 = static_cast<uint32_t>(operand);
+      } else {
+        o.u64 = operand;
+      }
+    }
+    Operand in;
+    if (bytes == 4) {
+      in.u32 = static_cast<uint32_t>(value);
+    } else {
+      in.u64 = value;
+    }
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(static_cast<size_t>(bytes));
+    if (reply) {
+      p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+      p.reply_buffer = &o;
+    }
+    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, uop, &in, 1, raddr, rkey, &p);
+    // The operand is copied before the call returns; the reply needs the operation complete.
+    const int rc = finish(r, fetched != nullptr, lock, "ucp_atomic_op_nbx", why, len);
+    if (rc == 0 && fetched) *fetched = bytes == 4 ? o.u32 : o.u64;
+    return rc;
+  }
+
+  int fence(char* why, size_t len) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const ucs_status_t s = ucp_worker_fence(worker_);
+    return s == UCS_OK ? 0 : fail(why, len, "ucp_worker_fence: %s", ucs_status_string(s));
+  }
+
+  int quiet(char* why, size_t len) {
+    std::unique_lock<std::mutex> lock(mu_);
+    ucp_request_param_t p{};
+    ucs_status_ptr_t r = ucp_worker_flush_nbx(worker_, &p);
+    return finish(r, true, lock, "ucp_worker_flush_nbx", why, len);
+  }
+
+  int finalize() {
+    char why[256];
+    int rc = quiet(why, sizeof why);
+    // Nobody accesses this PE's memory any more once every PE got here.
+    barrier();
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      closing_ = true;
+      std::vector<ucs_status_ptr_t> closing;
+      for (Peer& peer : peers_) {
+        for (RemoteRegion& r : peer.regions) ucp_rkey_destroy(r.rkey);
+        peer.regions.clear();
+        if (!peer.ep) continue;
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        ucs_status_ptr_t r = ucp_ep_close_nbx(peer.ep, &p);
+        if (UCS_PTR_IS_PTR(r)) closing.push_back(r);
+        peer.ep = nullptr;
+      }
+      for (ucs_status_ptr_t r : closing) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+        ucp_request_free(r);
+      }
+    }
+    barrier();
+    stop_progress();
+    for (LocalRegion& r : locals_) ucp_mem_unmap(context_, r.memh);
+    locals_.clear();
+    if (worker_) ucp_worker_destroy(worker_);
+    if (context_) ucp_cleanup(context_);
+    worker_ = nullptr;
+    context_ = nullptr;
+    return rc;
+  }
+
+  ~Ucx() { stop_progress(); }
+
+ private:
+  union Operand {
+    uint32_t u32;
+    uint64_t u64;
+  };
+  static unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+  // The endpoint and remote address and key of `offset` of `pe`'s heap, and in *piece how many of the
+  // `bytes` from there lie in its region (all of them when `piece` is null, else nullptr is returned);
+  // nullptr when not connected or not registered. Holds mu_.
+  ucp_ep_h target(int pe, uint64_t offset, size_t bytes, uint64_t* raddr, ucp_rkey_h* rkey, size_t* piece = nullptr) {
+    if (pe < 0 || pe >= sv_.size) return nullptr;
+    Peer& peer = peers_[static_cast<size_t>(pe)];
+    if (!peer.ep) return nullptr;
+    auto it = std::upper_bound(peer.regions.begin(), peer.regions.end(), offset,
+                               [](uint64_t o, const RemoteRegion& r) { return o < r.offset; });
+    if (it == peer.regions.begin()) return nullptr;
+    --it;
+    const uint64_t inside = offset - it->offset;
+    if (inside >= it->bytes) return nullptr;
+    const uint64_t left = it->bytes - inside;
+    if (piece) {
+      *piece = static_cast<size_t>(std::min<uint64_t>(left, bytes));
+    } else if (bytes > left) {
+      return nullptr;
+    }
+    *raddr = it->addr + (offset - it->offset);
+    *rkey = it->rkey;
+    return peer.ep;
+  }
+
+  // Calls f(ep, remote address, rkey, local offset, bytes, lock) for each piece of [offset, offset +
+  // bytes) of `pe`'s heap that lies in one registered region (the heap grows in regions, and a block
+  // may straddle two), holding mu_.
+  template <class F>
+  int each_piece(int pe, uint64_t offset, size_t bytes, char* why, size_t len, F f) {
+    std::unique_lock<std::mutex> lock(mu_);
+    size_t done = 0;
+    while (done < bytes) {
+      uint64_t raddr;
+      ucp_rkey_h rkey;
+      size_t n = 0;
+      ucp_ep_h ep = target(pe, offset + done, bytes - done, &raddr, &rkey, &n);
+      if (!ep) {
+        return fail(why, len, "heap offset %llu (%zu bytes) of PE %d is not registered with UCX", ull(offset + done),
+                    bytes - done, pe);
+      }
+      const int rc = f(ep, raddr, rkey, done, n, lock);
+      if (rc != 0) return rc;
+      done += n;
+    }
+    return 0;
+  }
+
+  // Completes a request as the operation needs: waits for it (blocking), or lets it complete on its
+  // own (then quiet's flush covers it). Holds mu_ through `lock`, released while waiting.
+  int finish(ucs_status_ptr_t r, bool wait, std::unique_lock<std::mutex>& lock, const char* what, char* why,
+             size_t len) {
+    if (r == nullptr) return 0;
+    if (UCS_PTR_IS_ERR(r)) return fail(why, len, "%s: %s", what, ucs_status_string(UCS_PTR_STATUS(r)));
+    if (!wait) {
+      ucp_request_free(r);
+      return 0;
+    }
+    ucs_status_t s;
+    while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) {
+      if (ucp_worker_progress(worker_) == 0) {
+        lock.unlock();
+        std::this_thread::yield();
+        lock.lock();
+      }
+    }
+    ucp_request_free(r);
+    return s == UCS_OK ? 0 : fail(why, len, "%s: %s", what, ucs_status_string(s));
+  }
+
+  Operand& next_sink() { return sink_[sink_next_++ % kSinks]; }
+
+  // Gathers a blob of any size from every PE (two allgathers: the sizes, then the padded blobs).
+  int exchange(const void* mine, size_t bytes, std::vector<std::vector<char>>* all) {
+    const size_t n = static_cast<size_t>(sv_.size);
+    std::vector<uint64_t> sizes(n);
+    const uint64_t my_size = bytes;
+    if (sv_.allgather(sv_.ctx, &my_size, sizes.data(), sizeof my_size) != 0) return 1;
+    const size_t max = static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end()));
+    std::vector<char> padded(max ? max : 1, 0);
+    std::memcpy(padded.data(), mine, bytes);
+    std::vector<char> gathered(padded.size() * n);
+    if (sv_.allgather(sv_.ctx, padded.data(), gathered.data(), padded.size()) != 0) return 1;
+    all->assign(n, {});
+    for (size_t i = 0; i < n; ++i) {
+      const char* b = gathered.data() + i * padded.size();
+      (*all)[i].assign(b, b + sizes[i]);
+    }
+    return 0;
+  }
+
+  void barrier() {
+    int x = 0;
+    std::vector<int> all(static_cast<size_t>(sv_.size));
+    sv_.allgather(sv_.ctx, &x, all.data(), sizeof x);
+  }
+
+  // Progresses the worker while it has work, then sleeps until the network has something for it.
+  void progress_loop() {
+    while (!stop_.load(std::memory_order_acquire)) {
+      ucs_status_t s;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        while (ucp_worker_progress(worker_) != 0) {
+        }
+        s = ucp_worker_arm(worker_);
+      }
+      if (s == UCS_ERR_BUSY) continue;
+      pollfd fds[2] = {{efd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+      // The timeout bounds the delay of an event that arrived between the last progress and the arm
+      // call on a transport that does not signal it again.
+      poll(fds, 2, 100);
+    }
+  }
+
+  void stop_progress() {
+    if (!progress_.joinable()) return;
+    stop_.store(true, std::memory_order_release);
+    const uint64_t one = 1;
+    if (write(stop_fd_, &one, sizeof one) < 0) {
+      // The thread wakes at its poll timeout instead.
+    }
+    progress_.join();
+    close(stop_fd_);
+  }
+
+  static void on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (self->closing_) return;
+    int pe = -1;
+    for (size_t i = 0; i < self->peers_.size(); ++i) {
+      if (self->peers_[i].ep == ep) pe = static_cast<int>(i);
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "UCX reports the connection to PE %d failed: %s", pe, ucs_status_string(status));
+    self->sv_.log(self->sv_.ctx, 0, line);
+  }
+
+  static constexpr size_t kSinks = 64;
+
+  gshmem_transport_services_v1_t sv_;
+  std::mutex mu_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  bool cuda_ = false;
+  int efd_ = -1;
+  int stop_fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::thread progress_;
+  bool closing_ = false;
+  std::vector<Peer> peers_;
+  std::vector<LocalRegion> locals_;
+  Operand sink_[kSinks] = {};
+  size_t sink_next_ = 0;
+};
+
+Ucx* self_of(gshmem_transport_plugin_v1_t* p) { return static_cast<Ucx*>(p->state); }
+
+int ucx_connect(gshmem_transport_plugin_v1_t* p, const unsigned char* reach, char* why, size_t len) {
+  return self_of(p)->connect(reach, why, len);
+}
+void ucx_describe(gshmem_transport_plugin_v1_t* p, int pe, char* out, size_t len) { self_of(p)->describe(pe, out, len); }
+int ucx_add_memory(gshmem_transport_plugin_v1_t* p, void* addr, size_t bytes, uint64_t offset, int mem_type, char* why,
+                   size_t len) {
+  return self_of(p)->add_memory(addr, bytes, offset, mem_type, why, len);
+}
+int ucx_put(gshmem_transport_plugin_v1_t* p, int pe, uint64_t offset, const void* src, size_t bytes, int blocking,
+            char* why, size_t len) {
+  return self_of(p)->put(pe, offset, src, bytes, blocking != 0, why, len);
+}
+int ucx_get(gshmem_transport_plugin_v1_t* p, void* dst, int pe, uint64_t offset, size_t bytes, int blocking, char* why,
+            size_t len) {
+  return self_of(p)->get(dst, pe, offset, bytes, blocking != 0, why, len);
+}
+int ucx_atomic(gshmem_transport_plugin_v1_t* p, int pe, uint64_t offset, int op, int bytes, uint64_t operand,
+               uint64_t compare, uint64_t* fetched, char* why, size_t len) {
+  return self_of(p)->atomic(pe, offset, op, bytes, operand, compare, fetched, why, len);
+}
+int ucx_fence(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->fence(why, len); }
+int ucx_quiet(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->quiet(why, len); }
+int ucx_finalize(gshmem_transport_plugin_v1_t* p) {
+  Ucx* self = self_of(p);
+  const int rc = self->finalize();
+  delete self;
+  p->state = nullptr;
+  return rc;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_init(const gshmem_transport_services_v1_t* sv,
+                                                                        gshmem_transport_plugin_v1_t* p,
+                                                                        unsigned abi_version, char* why, size_t len) {
+  if (abi_version != GSHMEM_TRANSPORT_PLUGIN_ABI) {
+    return fail(why, len, "gshmem speaks transport plugin ABI %u, this plugin %d", abi_version,
+                GSHMEM_TRANSPORT_PLUGIN_ABI);
+  }
+  auto* self = new Ucx(*sv);
+  if (self->init(why, len) != 0) {
+    delete self;
+    return 1;
+  }
+  p->abi_version = GSHMEM_TRANSPORT_PLUGIN_ABI;
+  p->name = "ucx";
+  p->caps = self->cuda() ? GSHMEM_TRANSPORT_CAP_CUDA_MEMORY : 0u;
+  p->state = self;
+  p->connect = ucx_connect;
+  p->describe = ucx_describe;
+  p->add_memory = ucx_add_memory;
+  p->put = ucx_put;
+  p->get = ucx_get;
+  p->atomic = ucx_atomic;
+  p->fence = ucx_fence;
+  p->quiet = ucx_quiet;
+  p->finalize = ucx_finalize;
+  return 0;
+}

@@ -1,0 +1,158 @@
+#include "transport/network.h"
+
+#include <dlfcn.h>
+
+#include "bootstrap/bootstrap.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/plugin_loader.h"
+
+namespace gshmem {
+namespace {
+
+int services_allgather(void* ctx, const void* mine, void* all, size_t bytes) {
+  return ok(static_cast<Bootstrap*>(ctx)->allgather(mine, all, bytes)) ? 0 : 1;
+}
+
+void services_log(void*, int level, const char* line) {
+  if (level <= 0) {
+    GSHMEM_WARN(kTransport, "%s", line);
+  } else if (level == 1) {
+    GSHMEM_INFO(kTransport, "%s", line);
+  } else {
+    GSHMEM_TRACE(kTransport, "%s", line);
+  }
+}
+
+// Loads and starts the plugin on this PE; "" or the reason it could not.
+std::string start_plugin(const std::string& path, const gshmem_transport_services_v1_t& sv,
+                         gshmem_transport_plugin_v1_t* p) {
+  std::string errors;
+  void* handle = open_plugin_library(path, &errors);
+  if (!handle) return "cannot load " + path + ": " + errors;
+  auto init = reinterpret_cast<gshmem_transport_plugin_init_fn>(dlsym(handle, GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL));
+  if (!init) return path + " is not a gshmem transport plugin (it has no " GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL ")";
+  char why[512] = "";
+  if (init(&sv, p, GSHMEM_TRANSPORT_PLUGIN_ABI, why, sizeof why) != 0) {
+    return path + " could not start: " + (why[0] ? why : "no reason given");
+  }
+  if (p->abi_version != GSHMEM_TRANSPORT_PLUGIN_ABI || !p->connect || !p->add_memory || !p->put || !p->get ||
+      !p->atomic || !p->fence || !p->quiet || !p->finalize || !p->describe) {
+    return path + log::format(" speaks transport plugin ABI %u (gshmem speaks %d)", p->abi_version,
+                              GSHMEM_TRANSPORT_PLUGIN_ABI);
+  }
+  return "";
+}
+
+// Every PE's reason (or ""), gathered; the failed ones in one line.
+Status agree(Bootstrap* boot, const std::string& mine, std::string* why) {
+  char line[240] = "";
+  std::snprintf(line, sizeof line, "%s", mine.c_str());
+  std::vector<char> all(sizeof line * static_cast<size_t>(boot->size()));
+  GSHMEM_CHECK(boot->allgather(line, all.data(), sizeof line));
+  why->clear();
+  int failed = 0;
+  for (int pe = 0; pe < boot->size(); ++pe) {
+    const char* r = all.data() + sizeof line * static_cast<size_t>(pe);
+    if (!r[0]) continue;
+    if (++failed <= 4) *why += log::format("%sPE %d: %s", why->empty() ? "" : "; ", pe, r);
+  }
+  if (failed > 4) *why += log::format("; and %d more PEs", failed - 4);
+  return failed ? GSHMEM_ERROR_NOT_SUPPORTED : GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+Status NetworkTransport::open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
+                              std::unique_ptr<NetworkTransport>* out, std::string* why) {
+  std::unique_ptr<NetworkTransport> t(new NetworkTransport());
+  t->services_.ctx = boot;
+  t->services_.rank = boot->rank();
+  t->services_.size = boot->size();
+  t->services_.allgather = &services_allgather;
+  t->services_.log = &services_log;
+  t->reach_ = reach;
+  const std::string started = start_plugin(path, t->services_, &t->plugin_);
+  t->open_ = started.empty();
+  Status s = agree(boot, started, why);
+  if (!ok(s)) return s;
+  char reason[512] = "";
+  const bool connected = t->plugin_.connect(&t->plugin_, reach.data(), reason, sizeof reason) == 0;
+  s = agree(boot, connected ? "" : std::string("connecting: ") + reason, why);
+  if (!ok(s)) return s;
+  t->caps_.gpu_memory = (t->plugin_.caps & GSHMEM_TRANSPORT_CAP_CUDA_MEMORY) != 0;
+  *out = std::move(t);
+  return GSHMEM_SUCCESS;
+}
+
+NetworkTransport::~NetworkTransport() {
+  // A transport that was not finalized (the job ends on an error) is left to the process's exit: its
+  // peers may be gone, and a collective disconnect would wait for them.
+}
+
+std::string NetworkTransport::describe(int pe) const {
+  char line[512] = "";
+  plugin_.describe(const_cast<gshmem_transport_plugin_v1_t*>(&plugin_), pe, line, sizeof line);
+  return line;
+}
+
+Status NetworkTransport::failed(const char* what, int pe, const char* why) const {
+  if (pe >= 0) {
+    GSHMEM_ERROR("network transport %s: %s with PE %d failed: %s", plugin_.name, what, pe, why[0] ? why : "no reason");
+  } else {
+    GSHMEM_ERROR("network transport %s: %s failed: %s", plugin_.name, what, why[0] ? why : "no reason");
+  }
+  return GSHMEM_ERROR_SYSTEM;
+}
+
+Status NetworkTransport::add_memory(void* addr, uint64_t bytes, uint64_t offset, bool gpu_memory) {
+  char why[512] = "";
+  if (plugin_.add_memory(&plugin_, addr, bytes, offset, gpu_memory ? GSHMEM_TRANSPORT_MEM_CUDA : GSHMEM_TRANSPORT_MEM_HOST,
+                         why, sizeof why) != 0) {
+    return failed(log::format("registering %s of the heap", format_size(bytes).c_str()).c_str(), -1, why);
+  }
+  GSHMEM_INFO(kTransport, "%s: heap offsets [%llu, %llu) registered (%s memory)", plugin_.name,
+              static_cast<unsigned long long>(offset), static_cast<unsigned long long>(offset + bytes),
+              gpu_memory ? "GPU" : "host");
+  return GSHMEM_SUCCESS;
+}
+
+Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t bytes, Completion completion) {
+  char why[512] = "";
+  if (plugin_.put(&plugin_, pe, offset, src, bytes, completion != Completion::kNbi, why, sizeof why) == 0)
+    return GSHMEM_SUCCESS;
+  return failed(log::format("a put of %zu bytes", bytes).c_str(), pe, why);
+}
+
+Status NetworkTransport::get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion) {
+  char why[512] = "";
+  if (plugin_.get(&plugin_, dst, pe, offset, bytes, completion != Completion::kNbi, why, sizeof why) == 0)
+    return GSHMEM_SUCCESS;
+  return failed(log::format("a get of %zu bytes", bytes).c_str(), pe, why);
+}
+
+Status NetworkTransport::atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched) {
+  char why[512] = "";
+  if (plugin_.atomic(&plugin_, pe, offset, static_cast<int>(amo.op), amo.bytes, amo.operand, amo.compare, fetched, why,
+                     sizeof why) == 0)
+    return GSHMEM_SUCCESS;
+  return failed(log::format("an atomic of %d bytes", amo.bytes).c_str(), pe, why);
+}
+
+Status NetworkTransport::fence() {
+  char why[512] = "";
+  return plugin_.fence(&plugin_, why, sizeof why) == 0 ? GSHMEM_SUCCESS : failed("fence", -1, why);
+}
+
+Status NetworkTransport::quiet() {
+  char why[512] = "";
+  return plugin_.quiet(&plugin_, why, sizeof why) == 0 ? GSHMEM_SUCCESS : failed("quiet", -1, why);
+}
+
+Status NetworkTransport::finalize() {
+  if (!open_) return GSHMEM_SUCCESS;
+  open_ = false;
+  return plugin_.finalize(&plugin_) == 0 ? GSHMEM_SUCCESS : GSHMEM_ERROR_SYSTEM;
+}
+
+}  // namespace gshmem

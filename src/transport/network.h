@@ -1,0 +1,72 @@
+// The network transport: how this PE reaches the PEs whose heaps it does not map (PEs on other hosts,
+// or every other PE with NVSHMEM_DISABLE_P2P). A plugin library does the work
+// (include/gshmem/plugin/transport_v1.h; UCX today), so libgshmem_host links no network library.
+// Remote memory is named by PE and heap offset: there is no address of it in this process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gshmem/plugin/transport_v1.h"
+#include "transport/transport.h"
+#include "util/status.h"
+
+namespace gshmem {
+
+class Bootstrap;
+
+// What a transport does by itself, for the core's choices and for NVSHMEM_DEBUG=INFO.
+struct TransportCaps {
+  bool gpu_memory = false;      // registers GPU memory (else a GPU heap needs host staging)
+  bool fetching_atomics = true;  // fetch-and-op and compare-swap without help (no GDRCopy needed)
+  bool ordered = false;          // operations to one PE arrive in issue order without a fence
+  bool own_progress = true;      // completes peers' operations on this PE without calls from the program
+};
+
+class NetworkTransport {
+ public:
+  // Loads the plugin `path` on every PE and connects each PE to those with reach[pe] (the rows agree:
+  // see transport_v1.h). Collective over all PEs; every PE gets the same result: a PE that cannot load or
+  // start the plugin fails the call on all of them, and *why names the PEs and their reasons.
+  static Status open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
+                     std::unique_ptr<NetworkTransport>* out, std::string* why);
+  ~NetworkTransport();
+  NetworkTransport(const NetworkTransport&) = delete;
+  NetworkTransport& operator=(const NetworkTransport&) = delete;
+
+  const char* name() const { return plugin_.name; }
+  const TransportCaps& caps() const { return caps_; }
+  bool reaches(int pe) const { return pe >= 0 && pe < static_cast<int>(reach_.size()) && reach_[pe]; }
+  // One line: the library and what it chose to reach `pe`.
+  std::string describe(int pe) const;
+
+  // Registers this PE's memory [addr, addr + bytes) as heap offsets [offset, offset + bytes). Collective.
+  Status add_memory(void* addr, uint64_t bytes, uint64_t offset, bool gpu_memory);
+  // Copies to or from `pe`'s heap at `offset`. kBlocking: the local buffer may be reused (put) or holds
+  // the data (get) on return; kNbi: after quiet. The remote side is complete after quiet.
+  Status put(int pe, uint64_t offset, const void* src, size_t bytes, Completion completion);
+  Status get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion);
+  // `amo` on the word at `offset` of `pe`; with `fetched` the previous value is there on return, else
+  // the operation completes by quiet.
+  Status atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched);
+  Status fence();
+  Status quiet();
+  // Disconnects. Collective.
+  Status finalize();
+
+ private:
+  NetworkTransport() = default;
+  // A failed call of the plugin: logged with the operation, the PE and the plugin's reason.
+  Status failed(const char* what, int pe, const char* why) const;
+
+  gshmem_transport_services_v1_t services_{};
+  gshmem_transport_plugin_v1_t plugin_{};
+  std::vector<unsigned char> reach_;
+  TransportCaps caps_;
+  bool open_ = false;
+};
+
+}  // namespace gshmem
