@@ -111,8 +111,8 @@ class Ucx {
     for (int pe = 0; pe < sv_.size; ++pe) {
       if (!reach[pe] || pe == sv_.rank) continue;
       ucp_ep_params_t ep{};
-      ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                      UCP_EP_PARAM_FIELD_ERR_HANDLER;
+      ep.field_mask =
+          UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
       ep.address = reinterpret_cast<const ucp_address_t*>(addresses[static_cast<size_t>(pe)].data());
       ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
       ep.err_handler.cb = &Ucx::on_ep_error;
@@ -183,21 +183,23 @@ class Ucx {
   }
 
   int put(int pe, uint64_t offset, const void* src, size_t bytes, bool blocking, char* why, size_t len) {
-    return each_piece(pe, offset, bytes, why, len, [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at,
-                                                       size_t n, std::unique_lock<std::mutex>& lock) {
-      ucp_request_param_t p{};
-      ucs_status_ptr_t r = ucp_put_nbx(ep, static_cast<const char*>(src) + at, n, raddr, rkey, &p);
-      return finish(r, blocking, lock, "ucp_put_nbx", why, len);
-    });
+    return each_piece(
+        pe, offset, bytes, why, len,
+        [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at, size_t n, std::unique_lock<std::mutex>& lock) {
+          ucp_request_param_t p{};
+          ucs_status_ptr_t r = ucp_put_nbx(ep, static_cast<const char*>(src) + at, n, raddr, rkey, &p);
+          return finish(r, blocking, lock, "ucp_put_nbx", why, len);
+        });
   }
 
   int get(void* dst, int pe, uint64_t offset, size_t bytes, bool blocking, char* why, size_t len) {
-    return each_piece(pe, offset, bytes, why, len, [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at,
-                                                       size_t n, std::unique_lock<std::mutex>& lock) {
-      ucp_request_param_t p{};
-      ucs_status_ptr_t r = ucp_get_nbx(ep, static_cast<char*>(dst) + at, n, raddr, rkey, &p);
-      return finish(r, blocking, lock, "ucp_get_nbx", why, len);
-    });
+    return each_piece(
+        pe, offset, bytes, why, len,
+        [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at, size_t n, std::unique_lock<std::mutex>& lock) {
+          ucp_request_param_t p{};
+          ucs_status_ptr_t r = ucp_get_nbx(ep, static_cast<char*>(dst) + at, n, raddr, rkey, &p);
+          return finish(r, blocking, lock, "ucp_get_nbx", why, len);
+        });
   }
 
   int atomic(int pe, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare, uint64_t* fetched,
@@ -492,7 +494,9 @@ Ucx* self_of(gshmem_transport_plugin_v1_t* p) { return static_cast<Ucx*>(p->stat
 int ucx_connect(gshmem_transport_plugin_v1_t* p, const unsigned char* reach, char* why, size_t len) {
   return self_of(p)->connect(reach, why, len);
 }
-void ucx_describe(gshmem_transport_plugin_v1_t* p, int pe, char* out, size_t len) { self_of(p)->describe(pe, out, len); }
+void ucx_describe(gshmem_transport_plugin_v1_t* p, int pe, char* out, size_t len) {
+  self_of(p)->describe(pe, out, len);
+}
 int ucx_add_memory(gshmem_transport_plugin_v1_t* p, void* addr, size_t bytes, uint64_t offset, int mem_type, char* why,
                    size_t len) {
   return self_of(p)->add_memory(addr, bytes, offset, mem_type, why, len);
@@ -521,9 +525,9 @@ int ucx_finalize(gshmem_transport_plugin_v1_t* p) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_init(const gshmem_transport_services_v1_t* sv,
-                                                                        gshmem_transport_plugin_v1_t* p,
-                                                                        unsigned abi_version, char* why, size_t len) {
+extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_init(
+    const gshmem_transport_services_v1_t* sv, gshmem_transport_plugin_v1_t* p, unsigned abi_version, char* why,
+    size_t len) {
   if (abi_version != GSHMEM_TRANSPORT_PLUGIN_ABI) {
     return fail(why, len, "gshmem speaks transport plugin ABI %u, this plugin %d", abi_version,
                 GSHMEM_TRANSPORT_PLUGIN_ABI);

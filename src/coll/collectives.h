@@ -1,9 +1,9 @@
 // The host and on-stream entry of the collectives: argument checks, then the engine that runs them.
 //
 // Engines: the CPU backend's (host code: the algorithms of gshmem/detail/coll_algo.h with memcpy into
-// the mapped heaps, or puts through the network transport, and the team barrier on host atomics), and the GPU backend's (the core launches the
-// library's collective kernel, which runs the same algorithms at block scope, on the caller's stream
-// or on an internal one that it then waits for).
+// the mapped heaps, or puts through the network transport, and the team barrier on host atomics), and the GPU backend's
+// (the core launches the library's collective kernel, which runs the same algorithms at block scope, on the caller's
+// stream or on an internal one that it then waits for).
 #pragma once
 
 #include <cstddef>

@@ -113,9 +113,9 @@ uint64_t PointToPoint::atomic(void* dest, const Amo& amo, bool fetch, int pe, co
   }
   uint64_t old = 0;
   // A non-fetching atomic across the network completes by the next quiet, as a put does.
-  Status s = remote.mapped ? rt_.transport().atomic(remote.mapped, amo, fetch ? &old : nullptr, Completion::kBlocking,
-                                                    nullptr)
-                           : network().atomic(pe, remote.offset, amo, fetch ? &old : nullptr);
+  Status s = remote.mapped
+                 ? rt_.transport().atomic(remote.mapped, amo, fetch ? &old : nullptr, Completion::kBlocking, nullptr)
+                 : network().atomic(pe, remote.offset, amo, fetch ? &old : nullptr);
   if (!ok(s)) {
     log::fatal("%s: the atomic on PE %d failed", api, pe);
   }
@@ -148,8 +148,8 @@ void PointToPoint::put_signal(void* dest, const void* source, size_t bytes, uint
   if (!remote_sig.mapped) {
     // Across the network: the data (the source reusable on return unless nbi), a fence, then the
     // signal, which the fence keeps behind the data at the target.
-    Status s = bytes > 0 ? network().put(pe, remote.offset, source, bytes, network_completion(completion))
-                         : GSHMEM_SUCCESS;
+    Status s =
+        bytes > 0 ? network().put(pe, remote.offset, source, bytes, network_completion(completion)) : GSHMEM_SUCCESS;
     if (ok(s)) s = network().fence();
     if (ok(s)) s = network().atomic(pe, remote_sig.offset, amo, nullptr);
     if (!ok(s)) log::fatal("%s: the put with signal of %zu bytes to PE %d failed", api, bytes, pe);

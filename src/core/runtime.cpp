@@ -356,20 +356,19 @@ Status Runtime::setup_network() {
   std::vector<unsigned char> all(static_cast<size_t>(n) * static_cast<size_t>(n));
   GSHMEM_CHECK(boot_->allgather(mine.data(), all.data(), static_cast<size_t>(n)));
   std::vector<unsigned char> reach(static_cast<size_t>(n), 0);
-  bool anyone = false;
   for (int pe = 0; pe < n; ++pe) {
     const size_t a = static_cast<size_t>(me) * n + pe, b = static_cast<size_t>(pe) * n + me;
     reach[static_cast<size_t>(pe)] = pe != me && (all[a] || all[b]);
-    for (int q = 0; q < n; ++q) anyone = anyone || all[static_cast<size_t>(pe) * n + q];
   }
-  if (!anyone) return GSHMEM_SUCCESS;
+  if (std::none_of(all.begin(), all.end(), [](unsigned char c) { return c != 0; })) return GSHMEM_SUCCESS;
   if (config_.remote_transport == "none") {
     no_network_ = "NVSHMEM_REMOTE_TRANSPORT=none";
     return GSHMEM_SUCCESS;
   }
   if (backend_ == Backend::kGpu) {
-    no_network_ = "the GPU backend reaches PEs through the network only with the proxy of kernels' operations, "
-                  "which this version does not have yet (the CPU backend, GSHMEM_BACKEND=cpu, has the network)";
+    no_network_ =
+        "the GPU backend reaches PEs through the network only with the proxy of kernels' operations, "
+        "which this version does not have yet (the CPU backend, GSHMEM_BACKEND=cpu, has the network)";
     return GSHMEM_SUCCESS;
   }
   if (config_.remote_transport != "ucx" && me == 0) {
@@ -388,9 +387,8 @@ Status Runtime::setup_network() {
     return GSHMEM_SUCCESS;
   }
   GSHMEM_CHECK(network_->add_memory(heap_.base(), heap_.mapped(), 0, false));
-  heap_.set_growth_listener([this](char* addr, uint64_t offset, uint64_t bytes) {
-    return network_->add_memory(addr, bytes, offset, false);
-  });
+  heap_.set_growth_listener(
+      [this](char* addr, uint64_t offset, uint64_t bytes) { return network_->add_memory(addr, bytes, offset, false); });
   return GSHMEM_SUCCESS;
 }
 
@@ -408,7 +406,8 @@ int Runtime::team_capacity() const {
 Status Runtime::setup_teams() {
   if (backend_ == Backend::kCpu) {
     coll_engine_ = make_host_coll_engine(
-        heap_, network_.get(), unreachable_reason(), [this](const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api) {
+        heap_, network_.get(), unreachable_reason(),
+        [this](const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api) {
           wait_barrier_flag(flag, target, pe, log::format(" of team %d", team),
                             log::format("collective on team %d", team), api, packet);
         });
@@ -430,8 +429,7 @@ Status Runtime::setup_teams() {
     CollCall c;
     c.op = detail::CollOp::kBarrier;
     c.team = team;
-    GSHMEM_CHECK(transport_->quiet());
-    if (network_) GSHMEM_CHECK(network_->quiet());
+    GSHMEM_CHECK(complete_operations(false, nullptr, false));
     return coll_.run(c, false, nullptr, api);
   };
   std::vector<std::vector<int>> predefined;
@@ -451,14 +449,7 @@ Status Runtime::collective(const CollCall& call, bool on_stream, void* stream, c
   GSHMEM_CHECK(ensure_bound(api));
   if (call.op == detail::CollOp::kBarrier) {
     // A barrier completes this PE's earlier operations first.
-    if (on_stream) {
-      GSHMEM_CHECK(transport_->quiet_on_stream(stream));
-      if (gpu_) GSHMEM_CHECK(gpu_->quiet_on_stream(stream));
-    } else {
-      GSHMEM_CHECK(transport_->quiet());
-      if (gpu_) GSHMEM_CHECK(gpu_->quiet());
-    }
-    if (network_) GSHMEM_CHECK(network_->quiet());
+    GSHMEM_CHECK(complete_operations(on_stream, stream, true));
   }
   return coll_.run(call, on_stream, stream, api);
 }
@@ -718,7 +709,8 @@ std::string Runtime::peer_route(int pe, std::string* why) const {
   }
   const Route r = route(pe);
   if (r == Route::kNetwork) {
-    *why = std::string(config_.disable_p2p && host_of_pe_[static_cast<size_t>(pe)] == host_of_pe_[static_cast<size_t>(my_pe())]
+    *why = std::string(config_.disable_p2p &&
+                               host_of_pe_[static_cast<size_t>(pe)] == host_of_pe_[static_cast<size_t>(my_pe())]
                            ? "NVSHMEM_DISABLE_P2P is set"
                            : "on another host") +
            ": " + network_->describe(pe);
@@ -770,21 +762,24 @@ std::string Runtime::unreachable_reason() const {
 
 void Runtime::quiet(const char* api) {
   if (state_ != kInitialized) return;  // nothing can be outstanding
-  if (!ok(transport_->quiet())) log::fatal("%s failed", api);
-  if (network_ && !ok(network_->quiet())) log::fatal("%s failed", api);
-  if (gpu_ && !ok(gpu_->quiet())) log::fatal("%s failed", api);
+  if (!ok(complete_operations(false, nullptr, true))) log::fatal("%s failed", api);
 }
 
 void Runtime::quiet_on_stream(void* stream, const char* api) {
   if (state_ != kInitialized) return;
-  if (!ok(transport_->quiet_on_stream(stream))) log::fatal("%s failed", api);
-  if (gpu_ && !ok(gpu_->quiet_on_stream(stream))) log::fatal("%s failed", api);
-  if (network_ && !ok(network_->quiet())) log::fatal("%s failed", api);  // the CPU backend's streams run at once
+  if (!ok(complete_operations(true, stream, true))) log::fatal("%s failed", api);
+}
+
+Status Runtime::complete_operations(bool on_stream, void* stream, bool with_gpu) {
+  GSHMEM_CHECK(on_stream ? transport_->quiet_on_stream(stream) : transport_->quiet());
+  if (gpu_ && with_gpu) GSHMEM_CHECK(on_stream ? gpu_->quiet_on_stream(stream) : gpu_->quiet());
+  // The network completes at once, also for a stream (only the CPU backend, which has no streams, uses it).
+  if (network_) GSHMEM_CHECK(network_->quiet());
+  return GSHMEM_SUCCESS;
 }
 
 Status Runtime::host_barrier(const char* api) {
-  GSHMEM_CHECK(transport_->quiet());
-  if (network_) GSHMEM_CHECK(network_->quiet());
+  GSHMEM_CHECK(complete_operations(false, nullptr, false));
   if (backend_ == Backend::kGpu) {
     activity::Scope doing(api, "the barrier of NVSHMEM_TEAM_WORLD");
     const WaitWatch::Options watch = wait_watch_options(api);

@@ -146,6 +146,9 @@ class Runtime {
   Status setup_network();
   Status setup_cpu();
   Status bind_gpu(const char* api);
+  // Completes this PE's earlier operations on every transport (`on_stream`: in order on `stream`), and
+  // the library's own GPU work (copy-engine hand-overs) too `with_gpu`.
+  Status complete_operations(bool on_stream, void* stream, bool with_gpu);
   Status host_barrier(const char* api);
   // Sets up the team table and the predefined teams in the team region, and the engine that runs
   // collectives (after the heap and transport exist).
@@ -191,7 +194,7 @@ class Runtime {
   SymmetricHeap heap_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<NetworkTransport> network_;
-  std::string no_network_;  // why PEs that need the network are not reached ("" when none needs it)
+  std::string no_network_;             // why PEs that need the network are not reached ("" when none needs it)
   uint64_t* barrier_flags_ = nullptr;  // symmetric [npes], in this PE's heap
   uint64_t host_barrier_seq_ = 0;      // CPU backend
   bool all_mapped_ = false;            // every PE's heap is mapped here

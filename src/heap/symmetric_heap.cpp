@@ -149,8 +149,8 @@ Status SymmetricHeap::grow(uint64_t bytes, const char* api) {
     if (!ok(agreed)) {
       undo(added);
       if (failed_pe != boot_->rank()) {
-        GSHMEM_ERROR("%s: PE %d could not register its new heap memory with the network transport (%s)", api,
-                     failed_pe, gshmem_status_string(agreed));
+        GSHMEM_ERROR("%s: PE %d could not register its new heap memory with the network transport (%s)", api, failed_pe,
+                     gshmem_status_string(agreed));
       }
       return agreed;
     }

@@ -234,9 +234,7 @@ Status Teams::agree(const TeamInfo& parent, const std::vector<ExchangeRecord>& a
   return GSHMEM_SUCCESS;
 }
 
-bool Teams::reaches(int pe) const {
-  return sv_.heap->peer_base(pe) || (sv_.network && sv_.network->reaches(pe));
-}
+bool Teams::reaches(int pe) const { return sv_.heap->peer_base(pe) || (sv_.network && sv_.network->reaches(pe)); }
 
 Status Teams::write_to(int pe, uint64_t offset, const void* src, size_t bytes) {
   char* base = sv_.heap->peer_base(pe);

@@ -107,8 +107,8 @@ Status NetworkTransport::failed(const char* what, int pe, const char* why) const
 
 Status NetworkTransport::add_memory(void* addr, uint64_t bytes, uint64_t offset, bool gpu_memory) {
   char why[512] = "";
-  if (plugin_.add_memory(&plugin_, addr, bytes, offset, gpu_memory ? GSHMEM_TRANSPORT_MEM_CUDA : GSHMEM_TRANSPORT_MEM_HOST,
-                         why, sizeof why) != 0) {
+  if (plugin_.add_memory(&plugin_, addr, bytes, offset,
+                         gpu_memory ? GSHMEM_TRANSPORT_MEM_CUDA : GSHMEM_TRANSPORT_MEM_HOST, why, sizeof why) != 0) {
     return failed(log::format("registering %s of the heap", format_size(bytes).c_str()).c_str(), -1, why);
   }
   GSHMEM_INFO(kTransport, "%s: heap offsets [%llu, %llu) registered (%s memory)", plugin_.name,

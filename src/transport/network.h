@@ -18,12 +18,9 @@ namespace gshmem {
 
 class Bootstrap;
 
-// What a transport does by itself, for the core's choices and for NVSHMEM_DEBUG=INFO.
+// What a transport does by itself, as its plugin declares it.
 struct TransportCaps {
-  bool gpu_memory = false;      // registers GPU memory (else a GPU heap needs host staging)
-  bool fetching_atomics = true;  // fetch-and-op and compare-swap without help (no GDRCopy needed)
-  bool ordered = false;          // operations to one PE arrive in issue order without a fence
-  bool own_progress = true;      // completes peers' operations on this PE without calls from the program
+  bool gpu_memory = false;  // registers GPU memory (else a GPU heap needs host staging)
 };
 
 class NetworkTransport {

@@ -68,7 +68,8 @@ void usage(FILE* out) {
                "                   counts the N PEs are spread evenly); PE ranks follow the list\n"
                "  --rsh CMD        command that runs a command on a host: CMD HOST COMMAND... (default ssh;\n"
                "                   'ip netns exec' runs in network namespaces)\n"
-               "  -x NAME          pass the variable NAME to remote PEs too (NVSHMEM_*, GSHMEM_* and UCX_* always are)\n"
+               "  -x NAME          pass the variable NAME to remote PEs too (NVSHMEM_*, GSHMEM_* and UCX_*\n"
+               "                   always are)\n"
                "  --timeout S      seconds a bootstrap step waits for every PE before it fails naming\n"
                "                   the missing ones (default: GSHMEM_BOOTSTRAP_TIMEOUT, 120)\n"
                "  -v, --verbose    report each PE's start and end\n"
@@ -403,9 +404,8 @@ int main(int argc, char** argv) {
   for (char** e = environ; e && *e; ++e) {
     std::string entry(*e);
     std::string name = entry.substr(0, entry.find('='));
-    bool wanted =
-        name.rfind("NVSHMEM_", 0) == 0 || name.rfind("UCX_", 0) == 0 ||
-        (name.rfind("GSHMEM_", 0) == 0 && name.rfind("GSHMEM_RUN_", 0) != 0);
+    bool wanted = name.rfind("NVSHMEM_", 0) == 0 || name.rfind("UCX_", 0) == 0 ||
+                  (name.rfind("GSHMEM_", 0) == 0 && name.rfind("GSHMEM_RUN_", 0) != 0);
     for (const std::string& x : opt.export_vars) wanted = wanted || name == x;
     if (wanted) forwarded.push_back(entry);
   }
