@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+#include <thread>
+
 #include "bootstrap/bootstrap.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -96,11 +99,33 @@ std::string NetworkTransport::describe(int pe) const {
   return line;
 }
 
+std::string NetworkTransport::left_note(int pe) const {
+  // A peer that finalizes closes its connections before it tells the bootstrap that it left: give it
+  // a moment (the job ends on this failure anyway).
+  std::string gone;
+  for (int tries = 0; tries < 20 && gone.empty(); ++tries) {
+    if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::vector<int> left;
+    if (!ok(static_cast<Bootstrap*>(services_.ctx)->finished_pes(&left))) return "";
+    for (int p : left) {
+      if ((pe < 0 && reaches(p)) || p == pe) gone += log::format("%s%d", gone.empty() ? "" : ", ", p);
+    }
+  }
+  if (gone.empty()) return "";
+  return log::format(
+      ". PE %s already called nvshmem_finalize and left the job: it made fewer collective calls than this PE (a "
+      "skipped collective, or an early return on some path), or this PE accessed it after its finalize",
+      gone.c_str());
+}
+
 Status NetworkTransport::failed(const char* what, int pe, const char* why) const {
+  // A peer that left is the likely cause of a failure; the bootstrap's root knows who did.
+  const std::string note = left_note(pe);
   if (pe >= 0) {
-    GSHMEM_ERROR("network transport %s: %s with PE %d failed: %s", plugin_.name, what, pe, why[0] ? why : "no reason");
+    GSHMEM_ERROR("network transport %s: %s with PE %d failed: %s%s", plugin_.name, what, pe, why[0] ? why : "no reason",
+                 note.c_str());
   } else {
-    GSHMEM_ERROR("network transport %s: %s failed: %s", plugin_.name, what, why[0] ? why : "no reason");
+    GSHMEM_ERROR("network transport %s: %s failed: %s%s", plugin_.name, what, why[0] ? why : "no reason", note.c_str());
   }
   return GSHMEM_ERROR_SYSTEM;
 }

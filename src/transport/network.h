@@ -51,13 +51,17 @@ class NetworkTransport {
   Status atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched);
   Status fence();
   Status quiet();
-  // Disconnects. Collective.
+  // Disconnects. Called after a quiet and a barrier of every PE; not collective itself (a PE that
+  // skipped a collective must be able to leave, so that the others see it go and say so).
   Status finalize();
 
  private:
   NetworkTransport() = default;
   // A failed call of the plugin: logged with the operation, the PE and the plugin's reason.
   Status failed(const char* what, int pe, const char* why) const;
+  // What the failure of an operation on `pe` (-1: on any peer) owes to peers that already left the
+  // job: a sentence to append, or "".
+  std::string left_note(int pe) const;
 
   gshmem_transport_services_v1_t services_{};
   gshmem_transport_plugin_v1_t plugin_{};

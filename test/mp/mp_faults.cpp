@@ -25,6 +25,8 @@ void announce_end(int me) {
 // Long enough for the survivors to be deep in their call when the victim goes.
 void settle() { usleep(300 * 1000); }
 
+constexpr size_t kPutBytes = 1 << 16;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   const int victim = npes - 1;
   int* flag = static_cast<int*>(nvshmem_calloc(1, sizeof(int)));
   int* gathered = static_cast<int*>(nvshmem_calloc(static_cast<size_t>(npes) + 1, sizeof(int)));
+  char* data = static_cast<char*>(nvshmem_malloc(kPutBytes));
   nvshmem_barrier_all();
 
   if (me == victim) {
@@ -50,7 +53,7 @@ int main(int argc, char** argv) {
       while (true) sleep(1);
     }
     announce_end(me);
-    if (c == "sigkill") raise(SIGKILL);
+    if (c == "sigkill" || c == "sigkill_put") raise(SIGKILL);
     if (c == "crash") {
       volatile int* null = nullptr;
       *null = 1;
@@ -68,6 +71,13 @@ int main(int argc, char** argv) {
     (void)nvshmem_malloc(1 << 20);  // its first step waits for every PE, the victim included
   } else if (c == "exit0_finalize") {
     nvshmem_finalize();
+  } else if (c == "sigkill_put") {
+    // Puts to the victim until the job ends: across the network transport, the connection to it fails
+    // while operations to it are in flight.
+    while (true) {
+      nvshmem_putmem(data, data, kPutBytes, victim);
+      nvshmem_quiet();
+    }
   } else if (c == "skip_barrier") {
     nvshmem_barrier_all();  // paired with the victim's finalize
     nvshmem_barrier_all();  // can never complete
