@@ -366,10 +366,21 @@ Status Runtime::setup_network() {
     return GSHMEM_SUCCESS;
   }
   if (backend_ == Backend::kGpu) {
-    no_network_ =
-        "the GPU backend reaches PEs through the network only with the proxy of kernels' operations, "
-        "which this version does not have yet (the CPU backend, GSHMEM_BACKEND=cpu, has the network)";
-    return GSHMEM_SUCCESS;
+    // Kernels reach peers only through mapped memory until the network proxy exists; a job that
+    // started anyway would fault in its first barrier kernel. Every PE sees the same `all`: all fail.
+    std::vector<int> unmapped;
+    for (int pe = 0; pe < n; ++pe) {
+      if (reach[static_cast<size_t>(pe)]) unmapped.push_back(pe);
+    }
+    if (!unmapped.empty()) {
+      GSHMEM_ERROR(
+          "PE %d cannot reach PE%s %s (%s): the GPU backend reaches only the PEs whose heaps it maps, until its "
+          "network proxy arrives. Run the job on one host without NVSHMEM_DISABLE_P2P, or on the CPU backend "
+          "(GSHMEM_BACKEND=cpu), which reaches other hosts through UCX",
+          me, unmapped.size() == 1 ? "" : "s", pe_list(unmapped).c_str(),
+          config_.disable_p2p ? "NVSHMEM_DISABLE_P2P is set" : "they run on other hosts");
+    }
+    return GSHMEM_ERROR_NOT_SUPPORTED;
   }
   if (config_.remote_transport != "ucx" && me == 0) {
     GSHMEM_WARN(kTransport, "NVSHMEM_REMOTE_TRANSPORT=%s: gshmem's network transport is UCX; using it",
@@ -895,7 +906,7 @@ Status Runtime::finalize(const char* api) {
     teams_.finalize();
     coll_.set_engine(nullptr);
     coll_engine_.reset();
-    // Collective, after the barrier: no PE accesses another's heap any more.
+    // After the barrier no PE accesses another's heap any more; not collective.
     if (network_ && !ok(network_->finalize()) && ok(s)) s = GSHMEM_ERROR_SYSTEM;
     network_.reset();
     transport_.reset();
