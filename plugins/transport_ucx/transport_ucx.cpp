@@ -107,10 +107,13 @@ class Ucx {
       ucp_worker_release_address(worker_, wa.address);
     }
     if (rc != 0) return fail(why, len, "the exchange of UCP worker addresses through the bootstrap failed");
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     for (int pe = 0; pe < sv_.size; ++pe) {
       if (!reach[pe] || pe == sv_.rank) continue;
       ucp_ep_params_t ep{};
+      // Peer error handling: UCX 1.13 without it loses the remote completion of emulated RMA (shared
+      // memory) across a flush. (UCX 1.22 with it has no protocol for emulated atomics, as
+      // ucx_perftest -t ucp_add -e shows: docs/network.md.)
       ep.field_mask =
           UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
       ep.address = reinterpret_cast<const ucp_address_t*>(addresses[static_cast<size_t>(pe)].data());
@@ -119,6 +122,16 @@ class Ucx {
       ep.err_handler.arg = this;
       s = ucp_ep_create(worker_, &ep, &peers_[static_cast<size_t>(pe)].ep);
       if (s != UCS_OK) return fail(why, len, "ucp_ep_create to PE %d: %s", pe, ucs_status_string(s));
+    }
+    // An endpoint connects lazily: a flush of each one connects it now (the peers' progress threads
+    // answer), so that a peer that cannot be reached fails init, not a later operation.
+    for (int pe = 0; pe < sv_.size; ++pe) {
+      ucp_ep_h e = peers_[static_cast<size_t>(pe)].ep;
+      if (!e) continue;
+      ucp_request_param_t p{};
+      char what[64];
+      std::snprintf(what, sizeof what, "ucp_ep_flush_nbx to PE %d", pe);
+      if (finish(ucp_ep_flush_nbx(e, &p), true, lock, what, why, len) != 0) return 1;
     }
     return 0;
   }
@@ -290,14 +303,11 @@ class Ucx {
   }
 
   int finalize() {
-    char why[256];
-    int rc = quiet(why, sizeof why);
-    // The core calls this after a barrier of every PE: nobody accesses this PE's memory any more, so
-    // the endpoints close at once, without waiting for the peers (which may be finalizing too, or
-    // still in their own teardown).
+    // The core calls this after a quiet and a barrier of every PE: nothing is outstanding and nobody
+    // accesses this PE's memory any more, so the endpoints close at once, without a flush (a peer
+    // may have closed its side already) and without waiting for the peers.
     {
       std::unique_lock<std::mutex> lock(mu_);
-      closing_ = true;
       std::vector<ucs_status_ptr_t> closing;
       for (Peer& peer : peers_) {
         for (RemoteRegion& r : peer.regions) ucp_rkey_destroy(r.rkey);
@@ -322,7 +332,7 @@ class Ucx {
     if (context_) ucp_cleanup(context_);
     worker_ = nullptr;
     context_ = nullptr;
-    return rc;
+    return 0;
   }
 
   ~Ucx() { stop_progress(); }
@@ -453,16 +463,15 @@ class Ucx {
     close(stop_fd_);
   }
 
+  // At info level: a peer that finalized closes its side at once, so a failure seen here is not an
+  // error by itself. An operation on the endpoint fails with this status, and a PE that died ends
+  // the job through the launcher or the bootstrap, each with its own message.
   static void on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status) {
     Ucx* self = static_cast<Ucx*>(arg);
-    if (self->closing_) return;
     int pe = -1;
     for (size_t i = 0; i < self->peers_.size(); ++i) {
       if (self->peers_[i].ep == ep) pe = static_cast<int>(i);
     }
-    // At info level: a peer that finalized closes its side at once, so a failure seen here is not
-    // an error by itself. An operation on the endpoint fails with this status, and a PE that died
-    // ends the job through the launcher or the bootstrap, each with its own message.
     char line[256];
     std::snprintf(line, sizeof line, "UCX reports the connection to PE %d failed: %s", pe, ucs_status_string(status));
     self->sv_.log(self->sv_.ctx, 1, line);
@@ -479,7 +488,6 @@ class Ucx {
   int stop_fd_ = -1;
   std::atomic<bool> stop_{false};
   std::thread progress_;
-  bool closing_ = false;
   std::vector<Peer> peers_;
   std::vector<LocalRegion> locals_;
   Operand sink_[kSinks] = {};

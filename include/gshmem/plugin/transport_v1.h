@@ -94,8 +94,8 @@ struct gshmem_transport_plugin_v1 {
   int (*fence)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
   /* Every operation issued before is complete at its target. */
   int (*quiet)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
-  /* Completes this PE's operations, disconnects and releases everything. The core calls it on every PE
-   * after a quiet and a barrier of all PEs, so no PE accesses another's memory any more; it is not
+  /* Disconnects and releases everything. The core calls it on every PE after a quiet and a barrier of
+   * all PEs, so nothing is outstanding and no PE accesses another's memory any more; it is not
    * collective itself (it must not wait for the peers, which may have finalized already or not yet:
    * a PE that skipped a collective is diagnosed by the core only if the others can see it leave).
    * Returns 0 or non-zero. */
