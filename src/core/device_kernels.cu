@@ -67,6 +67,10 @@ struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
     const size_t begin = per * blockIdx.x;
     if (begin >= bytes) return;
     const size_t n = bytes - begin < per ? bytes - begin : per;
+    if (gshmem::detail::net_peer(t.pe(i))) {
+      if (threadIdx.x == 0) gshmem::detail::net_put(gshmem::detail::heap_offset(dest + begin), src + begin, n, t.pe(i));
+      return;
+    }
     gshmem::detail::group_copy<gshmem::Scope::kBlock>(gshmem::dev::peer_address(dest + begin, t.pe(i)), src + begin, n);
   }
   __device__ int rank() const { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
@@ -77,7 +81,7 @@ struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
   __device__ void barrier() const {
     if (whole) DeviceOps::barrier();
   }
-  __device__ bool packets() const { return whole; }
+  __device__ bool packets() const { return whole && DeviceOps::packets(); }
 };
 
 }  // namespace
@@ -96,6 +100,11 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
       break;
     default: {
       GridOps ops{{gshmem::dev::detail_team::member_slot(c.team, "a collective")}, c.grid_work == 0};
+      // The host library refuses these before the launch, with the team and its members.
+      if ((c.op == CollOp::kReduce || c.op == CollOp::kReducescatter) &&
+          gshmem::dev::detail_coll::across_network(ops.t)) {
+        gshmem::dev::detail_coll::reduce_across_network("a reduction");
+      }
       gshmem::run_data_collective(ops, ops.t, c);
     }
   }

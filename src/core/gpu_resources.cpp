@@ -24,6 +24,7 @@
 
 #ifdef GSHMEM_HAVE_CUDA
 #include "transport/ce_proxy.h"
+#include "transport/net_proxy.h"
 #include "util/config.h"
 #include "util/cuda_driver.h"
 
@@ -187,9 +188,12 @@ class CudaGpuResources final : public GpuResources {
     return log::format("in barrier %llu for PEs %s", static_cast<unsigned long long>(seq), missing.c_str());
   }
 
-  Status quiet() override { return proxy_ ? proxy_->flush() : GSHMEM_SUCCESS; }
+  Status quiet() override {
+    if (proxy_) GSHMEM_CHECK(proxy_->flush());
+    return net_proxy_ ? net_proxy_->flush() : GSHMEM_SUCCESS;
+  }
   Status quiet_on_stream(void* stream) override {
-    if (!proxy_) return GSHMEM_SUCCESS;
+    if (!proxy_ && !net_proxy_) return GSHMEM_SUCCESS;
     GSHMEM_CU_CHECK(cuLaunchKernel, quiet_fn_, 1, 1, 1, 1, 1, 1, 0, static_cast<CUstream>(stream), nullptr, nullptr);
     return GSHMEM_SUCCESS;
   }
@@ -203,6 +207,10 @@ class CudaGpuResources final : public GpuResources {
   }
   GpuSharing sharing() const override { return sharing_; }
 
+  void stop_network_proxy() override {
+    if (net_proxy_) net_proxy_->stop();
+  }
+
   void synchronize() override {
     if (ctx_) cu().cuCtxSetCurrent(ctx_);
     cu().cuCtxSynchronize();
@@ -214,6 +222,7 @@ class CudaGpuResources final : public GpuResources {
     stop_exit_watcher();
     synchronize();
     proxy_.reset();
+    net_proxy_.reset();
     if (legacy_done_) cu().cuEventDestroy(legacy_done_);
     if (watch_stream_) cu().cuStreamDestroy(watch_stream_);
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
@@ -263,7 +272,8 @@ class CudaGpuResources final : public GpuResources {
   CUfunction barrier_fn_ = nullptr;
   CUfunction quiet_fn_ = nullptr;
   CUfunction coll_fn_ = nullptr;
-  std::unique_ptr<CopyProxy> proxy_;  // null when device copies never use the copy engines
+  std::unique_ptr<CopyProxy> proxy_;     // null when device copies never use the copy engines
+  std::unique_ptr<NetProxy> net_proxy_;  // null when every PE is mapped here
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr barrier_seq_ = 0;
@@ -544,6 +554,19 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
     } else {
       return ps;
     }
+  }
+  if (NetworkTransport* network = b.network ? b.network() : nullptr) {
+    auto proxy = std::make_unique<NetProxy>();
+    GSHMEM_CHECK(proxy->start(res->ctx_, network));
+    res->net_proxy_ = std::move(proxy);
+    st.net_ring = res->net_proxy_->ring();
+    st.net_counters = res->net_proxy_->counters();
+    std::vector<int> across;
+    for (int pe = 0; pe < n; ++pe) {
+      if (network->reaches(pe)) across.push_back(pe);
+    }
+    GSHMEM_INFO(kProxy, "kernels reach %zu PE%s through the network proxy (%s)", across.size(),
+                across.size() == 1 ? "" : "s", network->name());
   }
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
   res->flags_ = b.barrier_flags();

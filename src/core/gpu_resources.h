@@ -18,6 +18,7 @@ namespace gshmem {
 
 class Bootstrap;
 class MemoryProvider;
+class NetworkTransport;
 class SymmetricHeap;
 class Transport;
 struct Config;
@@ -47,11 +48,14 @@ class GpuResources {
   // for it as `watch` says.
   virtual Status collective(const std::vector<Copy>& copies, const CollLaunch* launches, int count, bool on_stream,
                             void* stream, const WaitWatch::Options* watch) = 0;
-  // Completes every copy that kernels handed to the copy engines before the call (host quiet).
+  // Completes every copy that kernels handed to the copy engines, and every request they posted to the
+  // network proxy, before the call (host quiet).
   virtual Status quiet() = 0;
-  // Makes work enqueued on `stream` after the call wait for the copies that kernels enqueued before
-  // it hand to the copy engines (quiet_on_stream; a one-thread kernel, so it can be captured).
+  // Makes work enqueued on `stream` after the call wait for the copies and network requests that
+  // kernels enqueued before it hand over (quiet_on_stream; a one-thread kernel, so it can be captured).
   virtual Status quiet_on_stream(void* stream) = 0;
+  // Ends the network proxy's thread (finalize, before the network transport goes); idempotent.
+  virtual void stop_network_proxy() = 0;
   virtual GpuSharing sharing() const = 0;
   // The GPU that PE `pe` of this node uses, in words ("NVIDIA H200, bus 0000:19:00.0"); "" for a PE
   // of another node.
@@ -79,6 +83,7 @@ struct GpuBinding {
   std::function<detail::TeamSlot*()> team_table;  // valid after setup_heap
   int team_capacity = 0;
   std::unique_ptr<Transport>* transport = nullptr;  // receives the GPU transport
+  std::function<NetworkTransport*()> network;       // after setup_heap: the network transport, or null
   std::function<void(int)> global_exit;             // a kernel called nvshmem_global_exit(status)
 };
 

@@ -10,15 +10,13 @@
 
 namespace gshmem {
 
-namespace {
-
-// The network completes a stream-ordered operation at once: the CPU backend has no streams (the GPU
-// backend does not reach PEs through the network yet).
-Completion network_completion(Completion c) { return c == Completion::kStream ? Completion::kBlocking : c; }
-
-}  // namespace
-
 NetworkTransport& PointToPoint::network() const { return *rt_.network(); }
+
+Completion PointToPoint::network_completion(Completion c, void* stream, const char* api) const {
+  if (c != Completion::kStream) return c;
+  if (!ok(rt_.transport().synchronize(stream))) log::fatal("%s: waiting for the stream's earlier work failed", api);
+  return Completion::kBlocking;
+}
 
 void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, int pe, Completion completion,
                        void* stream, const char* api) {
@@ -33,8 +31,8 @@ void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, i
   checks_.check_local_buffer(put ? source : static_cast<const void*>(dest), bytes, put ? "source" : "destination", api);
   Status s;
   if (!remote.mapped) {
-    s = put ? network().put(pe, remote.offset, source, bytes, network_completion(completion))
-            : network().get(dest, pe, remote.offset, bytes, network_completion(completion));
+    s = put ? network().put(pe, remote.offset, source, bytes, network_completion(completion, stream, api))
+            : network().get(dest, pe, remote.offset, bytes, network_completion(completion, stream, api));
   } else {
     s = put ? rt_.transport().copy(remote.mapped, source, bytes, completion, stream)
             : rt_.transport().copy(dest, remote.mapped, bytes, completion, stream);
@@ -75,7 +73,8 @@ void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff
                              put ? "source" : "destination", api);
   Status s;
   if (!remote.mapped) {
-    s = network_strided(put, dest, source, dst * elem, sst * elem, elem, nelems, pe, remote.offset, completion);
+    s = network_strided(put, dest, source, dst * elem, sst * elem, elem, nelems, pe, remote.offset,
+                        network_completion(completion, stream, api));
   } else if (put) {
     s = rt_.transport().copy_strided(remote.mapped, dst * elem, source, sst * elem, elem, nelems, completion, stream);
   } else {
@@ -101,8 +100,9 @@ Status PointToPoint::network_strided(bool put, void* dest, const void* source, s
 
 void PointToPoint::p_on_stream(void* dest, const void* value, size_t bytes, int pe, void* stream, const char* api) {
   const RemoteTarget remote = checks_.target(dest, bytes, pe, "destination", api);
-  Status s = remote.mapped ? rt_.transport().store_on_stream(remote.mapped, value, bytes, stream)
-                           : network().put(pe, remote.offset, value, bytes, Completion::kBlocking);
+  Status s = remote.mapped
+                 ? rt_.transport().store_on_stream(remote.mapped, value, bytes, stream)
+                 : network().put(pe, remote.offset, value, bytes, network_completion(Completion::kStream, stream, api));
   if (!ok(s)) log::fatal("%s: the store to PE %d failed", api, pe);
 }
 
@@ -128,8 +128,13 @@ void PointToPoint::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, in
   const RemoteTarget remote = checks_.target(sig_addr, sizeof(uint64_t), pe, "signal", api);
   checks_.check_local(sig_addr, sizeof(uint64_t), sizeof(uint64_t), "signal", api);
   Amo amo{sig_op == GSHMEM_SIGNAL_SET ? AmoOp::kStore : AmoOp::kAdd, 8, signal, 0};
-  Status s = remote.mapped ? rt_.transport().atomic(remote.mapped, amo, nullptr, completion, stream)
-                           : network().atomic(pe, remote.offset, amo, nullptr);
+  Status s = GSHMEM_SUCCESS;
+  if (remote.mapped) {
+    s = rt_.transport().atomic(remote.mapped, amo, nullptr, completion, stream);
+  } else {
+    network_completion(completion, stream, api);
+    s = network().atomic(pe, remote.offset, amo, nullptr);
+  }
   if (!ok(s)) {
     log::fatal("%s: the signal update on PE %d failed", api, pe);
   }
@@ -148,8 +153,8 @@ void PointToPoint::put_signal(void* dest, const void* source, size_t bytes, uint
   if (!remote_sig.mapped) {
     // Across the network: the data (the source reusable on return unless nbi), a fence, then the
     // signal, which the fence keeps behind the data at the target.
-    Status s =
-        bytes > 0 ? network().put(pe, remote.offset, source, bytes, network_completion(completion)) : GSHMEM_SUCCESS;
+    const Completion c = network_completion(completion, stream, api);
+    Status s = bytes > 0 ? network().put(pe, remote.offset, source, bytes, c) : GSHMEM_SUCCESS;
     if (ok(s)) s = network().fence();
     if (ok(s)) s = network().atomic(pe, remote_sig.offset, amo, nullptr);
     if (!ok(s)) log::fatal("%s: the put with signal of %zu bytes to PE %d failed", api, bytes, pe);

@@ -38,6 +38,10 @@ class PointToPoint {
 
  private:
   NetworkTransport& network() const;
+  // The completion of an operation across the network: a stream-ordered one runs now, after the work
+  // queued on `stream` before it (the call waits for that work), as a blocking one, so that work queued
+  // after the call starts after it.
+  Completion network_completion(Completion c, void* stream, const char* api) const;
   // iput/iget across the network: strides in bytes; `offset` is the symmetric side's first element.
   Status network_strided(bool put, void* dest, const void* source, size_t dst_stride, size_t src_stride, size_t elem,
                          size_t nelems, int pe, uint64_t offset, Completion completion);

@@ -63,6 +63,15 @@ Status load_settings(Config* config, const char* api) {
   return s;
 }
 
+// The PEs with reach[pe] set.
+std::vector<int> reached(const std::vector<unsigned char>& reach) {
+  std::vector<int> pes;
+  for (size_t pe = 0; pe < reach.size(); ++pe) {
+    if (reach[pe]) pes.push_back(static_cast<int>(pe));
+  }
+  return pes;
+}
+
 std::string pe_list(const std::vector<int>& pes) {
   std::string s;
   for (size_t i = 0; i < pes.size() && i < 16; ++i) s += (i ? ", " : "") + std::to_string(pes[i]);
@@ -89,10 +98,23 @@ class GpuCollEngine final : public CollEngine {
   Status run(const CollCall& call, const detail::TeamSlot&, const TeamInfo& team, bool on_stream, void* stream,
              const char* api) override {
     const SymmetricHeap& heap = rt_.heap();
-    // The copy engines reach only members whose heaps are mapped here.
+    // The copy engines reach only members whose heaps are mapped here; the others are reached through
+    // the network proxy, which the reductions' loads from the members' sources cannot use.
     CollTuning tuning = tuning_;
+    std::vector<int> across;
     for (int pe : team.members) {
-      if (heap.peer_base(pe) == nullptr) tuning.ce_min_bytes = 0;
+      if (heap.peer_base(pe) == nullptr) across.push_back(pe);
+    }
+    if (!across.empty()) {
+      tuning.ce_min_bytes = 0;
+      if (call.op == detail::CollOp::kReduce || call.op == detail::CollOp::kReducescatter) {
+        GSHMEM_ERROR(
+            "%s: team %d has PE%s %s, which this GPU reaches through the network: the GPU backend does not reduce "
+            "across the network yet. Reduce on a team of PEs whose heaps are mapped (one host, without "
+            "NVSHMEM_DISABLE_P2P), or run on the CPU backend (GSHMEM_BACKEND=cpu)",
+            api, call.team, across.size() == 1 ? "" : "s", pe_list(across).c_str());
+        return GSHMEM_ERROR_NOT_SUPPORTED;
+      }
     }
     const CollPlan plan = plan_collective(call, team.size(), team.my_index, tuning);
     std::vector<GpuResources::Copy> copies;
@@ -363,24 +385,14 @@ Status Runtime::setup_network() {
   if (std::none_of(all.begin(), all.end(), [](unsigned char c) { return c != 0; })) return GSHMEM_SUCCESS;
   if (config_.remote_transport == "none") {
     no_network_ = "NVSHMEM_REMOTE_TRANSPORT=none";
+    if (backend_ == Backend::kGpu && !reached(reach).empty()) {
+      // Kernels would fault on the first access to a PE they cannot reach.
+      GSHMEM_ERROR("PE %d cannot reach PEs %s (%s), and NVSHMEM_REMOTE_TRANSPORT=none turns the network off", me,
+                   pe_list(reached(reach)).c_str(),
+                   config_.disable_p2p ? "NVSHMEM_DISABLE_P2P is set" : "they run on other hosts");
+      return GSHMEM_ERROR_NOT_SUPPORTED;
+    }
     return GSHMEM_SUCCESS;
-  }
-  if (backend_ == Backend::kGpu) {
-    // Kernels reach peers only through mapped memory until the network proxy exists; a job that
-    // started anyway would fault in its first barrier kernel. Every PE sees the same `all`: all fail.
-    std::vector<int> unmapped;
-    for (int pe = 0; pe < n; ++pe) {
-      if (reach[static_cast<size_t>(pe)]) unmapped.push_back(pe);
-    }
-    if (!unmapped.empty()) {
-      GSHMEM_ERROR(
-          "PE %d cannot reach PE%s %s (%s): the GPU backend reaches only the PEs whose heaps it maps, until its "
-          "network proxy arrives. Run the job on one host without NVSHMEM_DISABLE_P2P, or on the CPU backend "
-          "(GSHMEM_BACKEND=cpu), which reaches other hosts through UCX",
-          me, unmapped.size() == 1 ? "" : "s", pe_list(unmapped).c_str(),
-          config_.disable_p2p ? "NVSHMEM_DISABLE_P2P is set" : "they run on other hosts");
-    }
-    return GSHMEM_ERROR_NOT_SUPPORTED;
   }
   if (config_.remote_transport != "ucx" && me == 0) {
     GSHMEM_WARN(kTransport, "NVSHMEM_REMOTE_TRANSPORT=%s: gshmem's network transport is UCX; using it",
@@ -388,18 +400,50 @@ Status Runtime::setup_network() {
   }
   std::string why;
   Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, &network_, &why);
+  const bool gpu = backend_ == Backend::kGpu;
   if (!ok(s)) {
-    // The job goes on: PEs that need the network fail their first operation on a peer across it, with
-    // this reason.
     no_network_ = "the network transport could not start (" + why +
                   "); a gshmem built with UCX (Debian: libucx-dev) has it, see the README";
-    GSHMEM_INFO(kTransport, "%s", no_network_.c_str());
     network_.reset();
+    if (gpu) {
+      // Kernels would fault on the first access to a PE they cannot reach: the job ends here, on every PE
+      // (open's result is the same on all).
+      GSHMEM_ERROR("PE %d cannot reach PEs %s (%s): %s", me, pe_list(reached(reach)).c_str(),
+                   config_.disable_p2p ? "NVSHMEM_DISABLE_P2P is set" : "some run on other hosts", no_network_.c_str());
+      return GSHMEM_ERROR_NOT_SUPPORTED;
+    }
+    // The job goes on: PEs that need the network fail their first operation on a peer across it, with
+    // this reason.
+    GSHMEM_INFO(kTransport, "%s", no_network_.c_str());
     return GSHMEM_SUCCESS;
   }
-  GSHMEM_CHECK(network_->add_memory(heap_.base(), heap_.mapped(), 0, false));
-  heap_.set_growth_listener(
-      [this](char* addr, uint64_t offset, uint64_t bytes) { return network_->add_memory(addr, bytes, offset, false); });
+  if (gpu) {
+    // The heap is GPU memory: the transport must register it as such on every PE (decided together, so
+    // that all PEs end here or none).
+    const unsigned char mine_ok = network_->caps().gpu_memory ? 1 : 0;
+    std::vector<unsigned char> oks(static_cast<size_t>(n));
+    GSHMEM_CHECK(boot_->allgather(&mine_ok, oks.data(), 1));
+    std::vector<int> without;
+    for (int pe = 0; pe < n; ++pe) {
+      if (!oks[static_cast<size_t>(pe)]) without.push_back(pe);
+    }
+    if (!without.empty()) {
+      GSHMEM_ERROR(
+          "the GPU backend reaches PEs across the network only with a network library that registers GPU memory, "
+          "and the %s of PE%s %s does not (%s). Build gshmem with a UCX built with CUDA (the PyPI wheel "
+          "libucx-cu13: -DGSHMEM_UCX_ROOT=<wheel>/libucx, see docs/network.md), or run on the CPU backend "
+          "(GSHMEM_BACKEND=cpu)",
+          network_->name(), without.size() == 1 ? "" : "s", pe_list(without).c_str(),
+          reached(reach).empty() ? network_->name() : network_->describe(reached(reach).front()).c_str());
+      network_->finalize();
+      network_.reset();
+      return GSHMEM_ERROR_NOT_SUPPORTED;
+    }
+  }
+  GSHMEM_CHECK(network_->add_memory(heap_.base(), heap_.mapped(), 0, gpu));
+  heap_.set_growth_listener([this, gpu](char* addr, uint64_t offset, uint64_t bytes) {
+    return network_->add_memory(addr, bytes, offset, gpu);
+  });
   return GSHMEM_SUCCESS;
 }
 
@@ -487,6 +531,7 @@ Status Runtime::bind_gpu(const char* api) {
   b.heap = &heap_;
   b.barrier_flags = [this] { return barrier_flags_; };
   b.transport = &transport_;
+  b.network = [this] { return network_.get(); };
   b.global_exit = [this](int code) { global_exit(code); };
   b.team_table = [this] { return reinterpret_cast<detail::TeamSlot*>(heap_.base() + team_region_); };
   b.team_capacity = team_capacity();
@@ -784,7 +829,8 @@ void Runtime::quiet_on_stream(void* stream, const char* api) {
 Status Runtime::complete_operations(bool on_stream, void* stream, bool with_gpu) {
   GSHMEM_CHECK(on_stream ? transport_->quiet_on_stream(stream) : transport_->quiet());
   if (gpu_ && with_gpu) GSHMEM_CHECK(on_stream ? gpu_->quiet_on_stream(stream) : gpu_->quiet());
-  // The network completes at once, also for a stream (only the CPU backend, which has no streams, uses it).
+  // The host's operations across the network complete now, also for a stream: work queued on it after the
+  // call starts after that.
   if (network_) GSHMEM_CHECK(network_->quiet());
   return GSHMEM_SUCCESS;
 }
@@ -907,6 +953,7 @@ Status Runtime::finalize(const char* api) {
     coll_.set_engine(nullptr);
     coll_engine_.reset();
     // After the barrier no PE accesses another's heap any more; not collective.
+    if (gpu_) gpu_->stop_network_proxy();
     if (network_ && !ok(network_->finalize()) && ok(s)) s = GSHMEM_ERROR_SYSTEM;
     network_.reset();
     transport_.reset();

@@ -3,9 +3,6 @@
 
 #include "transport/ce_proxy.h"
 
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -41,21 +38,12 @@ inline void cpu_relax() {
 #endif
 }
 
-// Whether `p` is memory the process has mapped (pageable host memory the driver does not know):
-// the driver's copy would read or write it from this thread, and an address that is not mapped
-// must be an error, not a crash of the PE.
-bool host_mapped(uint64_t p) {
-  char byte;
-  iovec local{&byte, 1};
-  iovec remote{reinterpret_cast<void*>(p), 1};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
-}
-
 }  // namespace
 
 bool CopyProxy::reachable(uint64_t p, uint64_t bytes) const {
   if (cuda_pointer_known(reinterpret_cast<const void*>(p))) return true;
-  return pageable_ && host_mapped(p) && host_mapped(p + bytes - 1);
+  return pageable_ && host_memory_mapped(reinterpret_cast<const void*>(p)) &&
+         host_memory_mapped(reinterpret_cast<const void*>(p + bytes - 1));
 }
 
 Status CopyProxy::start(CUcontext ctx, int mype, std::string* why) {

@@ -3,6 +3,8 @@
 #ifdef GSHMEM_HAVE_CUDA
 
 #include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -64,6 +66,13 @@ bool cuda_pointer_known(const void* p) {
   unsigned int type = 0;
   return g_driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) ==
          CUDA_SUCCESS;
+}
+
+bool host_memory_mapped(const void* p) {
+  char byte;
+  iovec local{&byte, 1};
+  iovec remote{const_cast<void*>(p), 1};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
 }
 
 std::string cuda_error(const char* call, CUresult rc) {

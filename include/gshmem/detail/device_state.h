@@ -19,7 +19,7 @@ namespace detail {
 
 /* Bumped whenever the layout below changes; a module compiled against another layout is refused
  * at registration with a message, rather than reading garbage. */
-constexpr uint32_t kDeviceStateAbi = 4;
+constexpr uint32_t kDeviceStateAbi = 5;
 
 /* Device-initiated copies handed to the copy engines (DMA), see gshmem/device/ce.cuh and the host
  * proxy in the core. A kernel takes ticket t from ce_counters[0], waits until the proxy has consumed
@@ -43,6 +43,59 @@ struct CeRing {
   int32_t reserved;
   uint64_t pad[6];
   CeSlot slots[kCeRingSlots];
+};
+
+/* Device-initiated operations on PEs that this GPU does not map (other hosts, or NVSHMEM_DISABLE_P2P),
+ * served by the network proxy, a host thread of this PE that issues them through the network transport
+ * (gshmem/device/net.cuh, src/transport/net_proxy.h). A kernel takes ticket t from net_counters[0],
+ * waits until slots[t % kNetRingSlots].turn == t (the slot is free for it), fills the slot and publishes
+ * it by a release store of seq = t + 1. The proxy takes tickets in order. It frees a slot by storing
+ * turn = t + kNetRingSlots, or, for an operation that returns a value, stores the value in `result` and
+ * turn = t | kNetResultReady; the kernel reads the value and then frees the slot itself. After the
+ * operations it issued have completed at their targets (a network quiet), the proxy stores the number
+ * of tickets taken into `completed`. The ring lives in host-pinned memory that the GPU maps. */
+constexpr uint32_t kNetRingSlots = 1024;
+constexpr uint64_t kNetResultReady = 1ull << 63;
+constexpr uint32_t kNetInlineBytes = 16; /* data carried in the slot itself */
+enum NetOpCode : uint32_t {
+  kNetPut = 1,   /* `bytes` from `local` (or from `inline_data`, when local is 0) to pe's heap at `offset` */
+  kNetGet = 2,   /* `bytes` from pe's heap at `offset` to `local` (or into `result`, when local is 0) */
+  kNetAmo = 3,   /* `amo` (AmoOp) on the word of amo_bytes at `offset`; kNetFetch: old value into `result` */
+  kNetFence = 4, /* later operations to every PE land after earlier ones */
+};
+constexpr uint32_t kNetFetch = 1u << 31; /* ORed into `op`: the kernel waits for `result` */
+/* The AMO codes of kNetAmo (the same numbers as the host library's AmoOp). */
+enum NetAmoCode : int32_t {
+  kNetAmoLoad = 0,
+  kNetAmoStore,
+  kNetAmoAdd,
+  kNetAmoAnd,
+  kNetAmoOr,
+  kNetAmoXor,
+  kNetAmoSwap,
+  kNetAmoCompareSwap
+};
+struct NetSlot {
+  uint64_t turn;
+  uint64_t seq; /* ticket + 1 once the fields below are written */
+  uint32_t op;  /* NetOpCode, | kNetFetch */
+  int32_t pe;
+  uint64_t offset; /* on pe's heap */
+  uint64_t local;  /* an address of this process (GPU memory, or host memory the GPU maps), or 0 */
+  uint64_t bytes;
+  int32_t amo;       /* NetAmoCode for kNetAmo */
+  int32_t amo_bytes; /* 4 or 8 */
+  uint64_t data[2];  /* kNetAmo: operand, compare (compare-swap); kNetPut without `local`: the data (<= 16 bytes) */
+  uint64_t result[2];
+  uint64_t pad[5];
+};
+static_assert(sizeof(NetSlot) == 128, "NetSlot layout changed: bump kDeviceStateAbi");
+struct NetRing {
+  uint64_t completed; /* tickets taken and complete at their targets (written by the host) */
+  int32_t error;      /* non-zero once the proxy stopped; the host log says why */
+  int32_t reserved;
+  uint64_t pad[6];
+  NetSlot slots[kNetRingSlots];
 };
 
 struct DeviceState {
@@ -77,9 +130,12 @@ struct DeviceState {
   TeamSlot *teams;
   int32_t team_capacity;
   int32_t reserved2;
+  /* The network proxy: NULL when every PE is mapped here. net_counters (device memory): [0] tickets taken. */
+  NetRing *net_ring;
+  uint64_t *net_counters;
 };
 
-static_assert(sizeof(DeviceState) == 128, "DeviceState layout changed: bump kDeviceStateAbi");
+static_assert(sizeof(DeviceState) == 144, "DeviceState layout changed: bump kDeviceStateAbi");
 
 }  // namespace detail
 }  // namespace gshmem

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gshmem/device/net.cuh"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/state.cuh"
 
@@ -107,14 +108,15 @@ __device__ __forceinline__ void ce_quiet() {
   fence_sc_sys();
 }
 
-// quiet(): the thread's stores, atomics and handed-over copies are complete. (ce_min_bytes is 0
-// exactly when the copy engines are off; volatile for the reason given at ce_enabled.)
+// quiet(): the thread's stores, atomics, handed-over copies and network requests are complete.
+// (ce_min_bytes is 0 exactly when the copy engines are off; volatile for the reason given at ce_enabled.)
 __device__ __forceinline__ void quiet_all() {
   if (*reinterpret_cast<const volatile uint64_t*>(&state().ce_min_bytes) == 0) {
     fence_sc_sys();
   } else {
     ce_quiet();
   }
+  net_quiet();
 }
 
 }  // namespace detail

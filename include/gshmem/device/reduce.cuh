@@ -41,6 +41,7 @@ struct Maxloc {
 template <Scope S, gshmem::detail::ReduceOp Op, class T>
 __device__ __forceinline__ int reduce(int team, T* dest, const T* src, size_t nreduce) {
   detail_coll::DeviceOps<S> o{detail_team::member_slot(team, "nvshmem_reduce")};
+  if (detail_coll::across_network(o.t)) detail_coll::reduce_across_network("nvshmem_reduce");
   gshmem::detail::reduce<Op>(o, o.t, dest, src, nreduce);
   return 0;
 }
@@ -49,6 +50,7 @@ __device__ __forceinline__ int reduce(int team, T* dest, const T* src, size_t nr
 template <Scope S, gshmem::detail::ReduceOp Op, class T>
 __device__ __forceinline__ int reducescatter(int team, T* dest, const T* src, size_t nreduce) {
   detail_coll::DeviceOps<S> o{detail_team::member_slot(team, "nvshmem_reducescatter")};
+  if (detail_coll::across_network(o.t)) detail_coll::reduce_across_network("nvshmem_reducescatter");
   gshmem::detail::reducescatter<Op>(o, o.t, dest, src, nreduce);
   return 0;
 }
@@ -56,6 +58,7 @@ __device__ __forceinline__ int reducescatter(int team, T* dest, const T* src, si
 template <Scope S = Scope::kBlock>
 __device__ __forceinline__ int maxloc_reduce(int team, double2* dest, const double2* src, size_t nreduce) {
   detail_coll::DeviceOps<S> o{detail_team::member_slot(team, "nvshmemx_double2_maxloc_reduce_block")};
+  if (detail_coll::across_network(o.t)) detail_coll::reduce_across_network("nvshmemx_double2_maxloc_reduce_block");
   gshmem::detail::reduce_with<detail_reduce::Maxloc>(o, o.t, dest, src, nreduce);
   return 0;
 }

@@ -9,8 +9,9 @@
 //    by the copy engines (see putmem_nbi below).
 //  - For Scope::kWarp / kBlock, every thread of the warp / block calls with the same arguments;
 //    the group synchronises before and after, and all of its threads move data.
-//  - Only peers whose heap is mapped (same node, peer access) are reachable from a kernel in this
-//    version; nvshmem_ptr(ptr, pe) != NULL tells which.
+//  - A peer whose heap is mapped here (same node, peer access; nvshmem_ptr(ptr, pe) != NULL) is
+//    reached by loads and stores; any other one through the network proxy (net.cuh): one request per
+//    call of the group, which a blocking put or get waits for.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -20,6 +21,7 @@
 
 #include "gshmem/device/ce.cuh"
 #include "gshmem/device/copy.cuh"
+#include "gshmem/device/net.cuh"
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/scope.cuh"
 #include "gshmem/device/state.cuh"
@@ -53,8 +55,8 @@ __device__ __forceinline__ void check(const void* sym, size_t bytes, int pe) {
     printf("gshmem: address %p (+%llu bytes) is not in the symmetric heap\n", sym, (unsigned long long)bytes);
     __trap();
   }
-  if (st.peer_base[pe] == nullptr) {
-    printf("gshmem: PE %d is not reachable by load/store from PE %d\n", pe, st.mype);
+  if (st.peer_base[pe] == nullptr && st.net_ring == nullptr) {
+    printf("gshmem: PE %d is not reachable from PE %d\n", pe, st.mype);
     __trap();
   }
 #else
@@ -96,6 +98,10 @@ __device__ __forceinline__ void* ptr(const void* p, int pe) {
 template <class T>
 __device__ __forceinline__ void p(T* dest, const T value, int pe) {
   detail_rma::check(dest, sizeof(T), pe);
+  if (gshmem::detail::net_peer(pe)) {
+    gshmem::detail::net_put(gshmem::detail::heap_offset(dest), &value, sizeof(T), pe);
+    return;
+  }
   *reinterpret_cast<T*>(peer_address(dest, pe)) = value;
 }
 
@@ -104,6 +110,11 @@ __device__ __forceinline__ void p(T* dest, const T value, int pe) {
 template <class T>
 __device__ __forceinline__ T g(const T* source, int pe) {
   detail_rma::check(source, sizeof(T), pe);
+  if (gshmem::detail::net_peer(pe)) {
+    T v;
+    gshmem::detail::net_get(&v, gshmem::detail::heap_offset(source), sizeof(T), pe);
+    return v;
+  }
   const T* remote = reinterpret_cast<const T*>(peer_address(source, pe));
   if constexpr (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
     return gshmem::detail::load_relaxed_sys(remote);
@@ -117,10 +128,25 @@ __device__ __forceinline__ T g(const T* source, int pe) {
 }
 
 // Threads of the group with no part in the copy (idle_in_group_copy) go from barrier to barrier.
+namespace detail_rma {
+// The network forms of the group copies: one thread of the group posts the whole copy; a blocking one
+// waits for it to complete (a put's source may then be reused, a get's data is there).
+template <Scope S>
+__device__ __forceinline__ void net_copy(bool put, void* dest, const void* source, size_t bytes, int pe, bool wait) {
+  if (gshmem::detail::group_rank<S>() != 0 || bytes == 0) return;
+  const uint64_t upto = put ? gshmem::detail::net_put(gshmem::detail::heap_offset(dest), source, bytes, pe) + 1
+                            : gshmem::detail::net_get(dest, gshmem::detail::heap_offset(source), bytes, pe);
+  if (wait && upto != 0) gshmem::detail::net_wait_completed(upto);
+}
+}  // namespace detail_rma
+
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem(void* dest, const void* source, size_t bytes, int pe) {
   gshmem::detail::group_sync<S>();
-  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+  if (gshmem::detail::net_peer(pe)) {
+    detail_rma::check(dest, bytes, pe);
+    detail_rma::net_copy<S>(true, dest, source, bytes, pe, true);
+  } else if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
     detail_rma::check(dest, bytes, pe);
     gshmem::detail::group_copy<S, 4>(peer_address(dest, pe), source, bytes);
   }
@@ -130,7 +156,10 @@ __device__ __forceinline__ void putmem(void* dest, const void* source, size_t by
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void getmem(void* dest, const void* source, size_t bytes, int pe) {
   gshmem::detail::group_sync<S>();
-  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+  if (gshmem::detail::net_peer(pe)) {
+    detail_rma::check(source, bytes, pe);
+    detail_rma::net_copy<S>(false, dest, source, bytes, pe, true);
+  } else if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
     detail_rma::check(source, bytes, pe);
     // More loads in flight for gets: each one waits for a round trip over the link.
     gshmem::detail::group_copy<S, 8>(dest, peer_address(source, pe), bytes);
@@ -166,7 +195,10 @@ __device__ __forceinline__ void copy_nbi(void* to, const void* from, size_t byte
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
   gshmem::detail::group_sync<S>();
-  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+  if (gshmem::detail::net_peer(pe)) {
+    detail_rma::check(dest, bytes, pe);
+    detail_rma::net_copy<S>(true, dest, source, bytes, pe, false);
+  } else if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
     detail_rma::check(dest, bytes, pe);
     detail_rma::copy_nbi<S, 4>(peer_address(dest, pe), source, bytes, gshmem::detail::ce_enabled(bytes, source));
   }
@@ -175,7 +207,10 @@ __device__ __forceinline__ void putmem_nbi(void* dest, const void* source, size_
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
   gshmem::detail::group_sync<S>();
-  if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
+  if (gshmem::detail::net_peer(pe)) {
+    detail_rma::check(source, bytes, pe);
+    detail_rma::net_copy<S>(false, dest, source, bytes, pe, false);
+  } else if (!gshmem::detail::idle_in_group_copy<S>(dest, source, bytes)) {
     detail_rma::check(source, bytes, pe);
     // More loads in flight for gets, as in getmem.
     detail_rma::copy_nbi<S, 8>(dest, peer_address(source, pe), bytes, gshmem::detail::ce_enabled(bytes, dest));
@@ -197,18 +232,37 @@ template <Scope S = Scope::kThread, class T>
 __device__ __forceinline__ void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
   gshmem::detail::group_sync<S>();
   if (nelems > 0) detail_rma::check(dest, ((nelems - 1) * dst + 1) * sizeof(T), pe);
-  T* remote = reinterpret_cast<T*>(peer_address(dest, pe));
   const size_t step = static_cast<size_t>(gshmem::detail::group_size<S>());
-  for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) remote[i * dst] = source[i * sst];
+  if (gshmem::detail::net_peer(pe)) {
+    // One request per element, carrying it: the source may be reused on return.
+    const uint64_t at = gshmem::detail::heap_offset(dest);
+    for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) {
+      const T v = source[i * sst];
+      gshmem::detail::net_put(at + i * dst * sizeof(T), &v, sizeof(T), pe);
+    }
+  } else {
+    T* remote = reinterpret_cast<T*>(peer_address(dest, pe));
+    for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) remote[i * dst] = source[i * sst];
+  }
   gshmem::detail::group_sync<S>();
 }
 template <Scope S = Scope::kThread, class T>
 __device__ __forceinline__ void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
   gshmem::detail::group_sync<S>();
   if (nelems > 0) detail_rma::check(source, ((nelems - 1) * sst + 1) * sizeof(T), pe);
-  const T* remote = reinterpret_cast<const T*>(peer_address(source, pe));
   const size_t step = static_cast<size_t>(gshmem::detail::group_size<S>());
-  for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) dest[i * dst] = remote[i * sst];
+  if (gshmem::detail::net_peer(pe)) {
+    // One request per element, whose result the thread stores.
+    const uint64_t at = gshmem::detail::heap_offset(source);
+    for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) {
+      T v;
+      gshmem::detail::net_get(&v, at + i * sst * sizeof(T), sizeof(T), pe);
+      dest[i * dst] = v;
+    }
+  } else {
+    const T* remote = reinterpret_cast<const T*>(peer_address(source, pe));
+    for (size_t i = gshmem::detail::group_rank<S>(); i < nelems; i += step) dest[i * dst] = remote[i * sst];
+  }
   gshmem::detail::group_sync<S>();
 }
 

@@ -4,7 +4,7 @@
 //   gshmem::dev::signal_fetch(sig_addr)                      signal_wait_until(sig_addr, cmp, value)
 //   gshmem::dev::put_signal<Scope>(dest, source, nelems, sig_addr, signal, sig_op, pe)
 //   gshmem::dev::putmem_signal<Scope>(dest, source, bytes, sig_addr, signal, sig_op, pe)
-//   (and the _nbi forms, which behave the same here)
+//   (and the _nbi forms, which behave the same on a load/store peer)
 //
 // Contracts (NVSHMEM's):
 //  - A signal is a symmetric uint64_t. signal_op updates `pe`'s copy atomically (SET stores, ADD
@@ -12,7 +12,9 @@
 //    put; fence; signal_op.
 //  - put_signal delivers the data, then the signal: a PE that sees the signal (signal_wait_until,
 //    wait_until on it, or signal_fetch) and then reads `dest` sees the data. The group scopes copy
-//    with every thread of the group; one thread sends the signal after the group's copies.
+//    with every thread of the group; one thread sends the signal after the group's copies. Through
+//    the network proxy, one thread posts the data, a fence and the signal; the _nbi form returns at
+//    once (its source must not change until quiet), the other once all three have completed.
 //  - signal_fetch returns the local signal's value with acquire semantics; signal_wait_until polls
 //    it like wait_until and returns the value that satisfied the comparison.
 //  - Another sig_op ends the kernel with a message (a trap).
@@ -43,6 +45,12 @@ static __device__ __noinline__ void bad_signal_op(int sig_op) {
 // The signal update itself, relaxed, on `pe`'s copy of `sig_addr`.
 __device__ __forceinline__ void update(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   detail_rma::check(sig_addr, sizeof(uint64_t), pe);
+  if (gshmem::detail::net_peer(pe)) {
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) bad_signal_op(sig_op);
+    gshmem::detail::net_amo(sig_op == GSHMEM_SIGNAL_SET ? gshmem::detail::kNetAmoStore : gshmem::detail::kNetAmoAdd,
+                            gshmem::detail::heap_offset(sig_addr), 8, signal, 0, false, pe);
+    return;
+  }
   uint64_t* remote = reinterpret_cast<uint64_t*>(peer_address(sig_addr, pe));
   if (sig_op == GSHMEM_SIGNAL_SET) {
     gshmem::detail::store_relaxed_sys(remote, signal);
@@ -71,12 +79,33 @@ __device__ __forceinline__ uint64_t signal_wait_until(const uint64_t* sig_addr, 
   return v;
 }
 
+namespace detail_signal {
+// Through the network proxy: the data, a fence request, the signal; the blocking form then waits for
+// all three (its source may be reused on return).
+template <Scope S>
+__device__ __forceinline__ void net_put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                               uint64_t signal, int sig_op, int pe, bool wait) {
+  gshmem::detail::group_sync<S>();
+  if (gshmem::detail::group_rank<S>() == 0) {
+    detail_rma::check(dest, bytes, pe);
+    if (bytes > 0) gshmem::detail::net_put(gshmem::detail::heap_offset(dest), source, bytes, pe);
+    gshmem::detail::net_fence();
+    update(sig_addr, signal, sig_op, pe);
+    if (wait)
+      gshmem::detail::net_wait_completed(gshmem::detail::load_relaxed_sys(gshmem::detail::state().net_counters));
+  }
+  gshmem::detail::group_sync<S>();
+}
+}  // namespace detail_signal
+
 // Data (a blocking put, which ends with the group barrier), then signal. The group's copies are
 // ordered before the signal by that barrier, and the barrier's effects are made visible at system
 // scope by the release fence before the signal.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                               uint64_t signal, int sig_op, int pe) {
+  if (gshmem::detail::net_peer(pe))
+    return detail_signal::net_put_signal<S>(dest, source, bytes, sig_addr, signal, sig_op, pe, true);
   putmem<S>(dest, source, bytes, pe);
   if (gshmem::detail::group_rank<S>() == 0) {
     gshmem::detail::fence_acq_rel_sys();
@@ -87,6 +116,8 @@ __device__ __forceinline__ void putmem_signal(void* dest, const void* source, si
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_signal_nbi(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                                   uint64_t signal, int sig_op, int pe) {
+  if (gshmem::detail::net_peer(pe))
+    return detail_signal::net_put_signal<S>(dest, source, bytes, sig_addr, signal, sig_op, pe, false);
   putmem_signal<S>(dest, source, bytes, sig_addr, signal, sig_op, pe);
 }
 template <Scope S = Scope::kThread, class T>
@@ -97,7 +128,7 @@ __device__ __forceinline__ void put_signal(T* dest, const T* source, size_t nele
 template <Scope S = Scope::kThread, class T>
 __device__ __forceinline__ void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
                                                uint64_t signal, int sig_op, int pe) {
-  putmem_signal<S>(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
+  putmem_signal_nbi<S>(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
 }
 
 }  // namespace dev

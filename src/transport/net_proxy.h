@@ -1,0 +1,87 @@
+// The network proxy: a host thread of each GPU PE that has peers it does not map. It serves the
+// requests that kernels post in the network ring (gshmem/device/net.cuh for the device side,
+// gshmem/detail/device_state.h for the ring) through the network transport.
+//
+// Contracts:
+//  - start() allocates the ring (host-pinned, mapped) and the ticket counter (device memory) and
+//    starts the thread; ring() and counters() are then what the device state publishes. The bound
+//    context must be current on the caller.
+//  - The thread takes tickets in order and issues each as it comes: puts and gets into global memory
+//    without waiting, data carried in the slot and fetching requests (results go back in the slot) at
+//    once, fences as network fences. When no more tickets are published (or after a batch of 64), it
+//    completes what it issued (a network quiet) and stores the number of tickets taken into the ring's
+//    `completed`, which kernels' quiet and blocking operations wait for.
+//  - Idle, it polls for about 50 us, then sleeps between polls for up to 100 us: an idle proxy does
+//    not burn a core, and a request after a long pause waits at most that long to be taken.
+//  - flush() returns once the tickets published before the call, up to the first one still being
+//    written by a running kernel, have completed (host quiet).
+//  - A request that names a PE the network does not reach, or memory of this process that no kernel
+//    could have named (neither GPU memory nor mapped host memory), and a failed network operation, end
+//    the job with a message that names the request (the transport's message gives the library's
+//    reason and the PE); the ring's error flag is raised first, so that waiting kernels end too.
+//  - stop() ends the thread after completing what it issued; idempotent.
+#pragma once
+
+#ifdef GSHMEM_HAVE_CUDA
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "gshmem/detail/device_state.h"
+#include "transport/network.h"
+#include "util/cuda_driver.h"
+#include "util/status.h"
+
+namespace gshmem {
+
+class NetProxy {
+ public:
+  NetProxy() = default;
+  ~NetProxy() { stop(); }
+  NetProxy(const NetProxy&) = delete;
+  NetProxy& operator=(const NetProxy&) = delete;
+
+  Status start(CUcontext ctx, NetworkTransport* network);
+  void stop();
+  Status flush();
+
+  detail::NetRing* ring() const { return ring_; }
+  uint64_t* counters() const { return reinterpret_cast<uint64_t*>(counters_); }
+
+ private:
+  // One request, as taken from its slot.
+  struct Request {
+    uint64_t ticket;
+    uint32_t op;
+    int32_t pe;
+    uint64_t offset;
+    uint64_t local;
+    uint64_t bytes;
+    int32_t amo;
+    int32_t amo_bytes;
+    uint64_t data[2];
+  };
+  void run();
+  // Issues `r`; a fetching one's result is stored in its slot before this returns.
+  void serve(const Request& r);
+  // Completes what was issued and publishes the tickets taken as completed.
+  void complete(uint64_t taken);
+  // Logs what failed with `r`, raises the ring's error flag and ends the job.
+  [[noreturn]] void fail(const Request& r, const std::string& why);
+  std::string describe(const Request& r) const;
+
+  CUcontext ctx_ = nullptr;
+  NetworkTransport* network_ = nullptr;
+  detail::NetRing* ring_ = nullptr;
+  CUdeviceptr counters_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> taken_{0};  // tickets read from the ring
+  bool pending_ = false;            // issued operations not yet completed by a network quiet (thread only)
+  uint64_t requests_ = 0, bytes_ = 0, quiets_ = 0;  // statistics, logged at stop (PROXY, INFO)
+};
+
+}  // namespace gshmem
+
+#endif  // GSHMEM_HAVE_CUDA
