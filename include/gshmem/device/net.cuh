@@ -174,6 +174,13 @@ static __device__ __noinline__ uint64_t net_amo(int32_t amo, uint64_t offset, in
   return v[0];
 }
 
+// A barrier's arrival: `seq` into `pe`'s copy of the flag at `flag`, as a put that carries it. A flag has
+// one writer and only grows, so a store is all it needs (no atomic: networks that emulate atomics cannot
+// apply them to GPU memory). Requests before it that the barrier must complete were completed by its quiet.
+__device__ __forceinline__ void net_flag(uint64_t* flag, uint64_t seq, int pe) {
+  net_put(heap_offset(flag), &seq, sizeof seq, pe);
+}
+
 // Orders the requests before it with those after it, at every PE.
 __device__ __forceinline__ uint64_t net_fence() { return net_post(net_request(kNetFence, 0, 0)); }
 

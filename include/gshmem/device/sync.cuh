@@ -28,9 +28,7 @@ struct AllPesFlags {
   const gshmem::detail::DeviceState& st;
   __device__ __forceinline__ void arrive(int pe, uint64_t seq) const {
     if (gshmem::detail::net_peer(pe)) {
-      // The quiet before the barrier completed this PE's requests; the flag is one more.
-      gshmem::detail::net_amo(gshmem::detail::kNetAmoStore, gshmem::detail::heap_offset(st.barrier_flags + st.mype), 8,
-                              seq, 0, false, pe);
+      gshmem::detail::net_flag(st.barrier_flags + st.mype, seq, pe);
       return;
     }
     uint64_t* slot = reinterpret_cast<uint64_t*>(peer_address(st.barrier_flags + st.mype, pe));

@@ -75,8 +75,7 @@ struct TeamFlags {
   __device__ __forceinline__ void arrive(int i, uint64_t seq) const {
     char* slot = heap + t.sync_of[i] + static_cast<uint64_t>(t.my_index) * 8;
     if (gshmem::detail::net_peer(t.pe(i))) {
-      gshmem::detail::net_amo(gshmem::detail::kNetAmoStore, gshmem::detail::heap_offset(slot), 8, seq, 0, false,
-                              t.pe(i));
+      gshmem::detail::net_flag(reinterpret_cast<uint64_t*>(slot), seq, t.pe(i));
       return;
     }
     gshmem::detail::store_release_sys(reinterpret_cast<uint64_t*>(peer_address(slot, t.pe(i))), seq);
