@@ -1,7 +1,16 @@
 // The UCX network transport (include/gshmem/plugin/transport_v1.h): one UCP worker per PE, an
 // endpoint to every PE it reaches, the heap registered with ucp_mem_map and the remote keys exchanged
-// through gshmem's bootstrap. Every operation is UCP's own: ucp_put_nbx, ucp_get_nbx,
-// ucp_atomic_op_nbx, ucp_worker_fence and ucp_worker_flush_nbx.
+// through gshmem's bootstrap. Data moves with UCP's own operations: ucp_put_nbx, ucp_get_nbx,
+// ucp_worker_fence and ucp_worker_flush_nbx.
+//
+// Atomics travel as UCP active messages that the target applies to its own memory through gshmem
+// (services.local_atomic) and answers with the old value: UCP applies its atomics in software over the
+// transports without hardware atomics (TCP, shared memory), where it cannot reach GPU memory (UCX 1.22:
+// "cannot find remote protocol ... amo_post to cuda") and, with peer error handling, not even host
+// memory ("... amo_post"). NVSHMEM's UCX transport does the same on the target (with GDRCopy).
+// Ordering: fence() makes the next atomic wait until earlier puts are complete (a flush) and waits for
+// the atomics in flight, so operations on each side of a fence stay in order; quiet() waits for every
+// atomic's answer.
 //
 // Progress: UCP moves data only when someone calls ucp_worker_progress, and a peer's put or atomic on
 // this PE's memory may need this PE's progress (UCP emulates RMA and atomics in software over
@@ -22,6 +31,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "gshmem/plugin/transport_v1.h"
@@ -51,10 +61,31 @@ struct RemoteRegion {
 struct Peer {
   ucp_ep_h ep = nullptr;
   std::vector<RemoteRegion> regions;  // by offset
+  ucs_status_t failed = UCS_OK;       // what UCX reported when the connection failed
 };
 
 struct LocalRegion {
   ucp_mem_h memh = nullptr;
+};
+
+// The active messages of the atomics.
+constexpr unsigned kAmoRequestId = 1;
+constexpr unsigned kAmoReplyId = 2;
+struct AmoRequest {
+  uint64_t id;  // the requester's, echoed in the reply
+  uint64_t offset;
+  uint64_t operand;
+  uint64_t compare;
+  int32_t op;
+  int32_t bytes;
+  int32_t from;  // the requesting PE
+  int32_t pad;
+};
+struct AmoReply {
+  uint64_t id;
+  uint64_t value;  // the word's previous value
+  int32_t status;  // 0, or non-zero: the target could not apply it
+  int32_t pad;
 };
 
 class Ucx {
@@ -67,7 +98,7 @@ class Ucx {
     if (s != UCS_OK) return fail(why, len, "ucp_config_read: %s", ucs_status_string(s));
     ucp_params_t p{};
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
-    p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    p.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     s = ucp_init(&p, config, &context_);
     ucp_config_release(config);
     if (s != UCS_OK) return fail(why, len, "ucp_init: %s", ucs_status_string(s));
@@ -81,6 +112,15 @@ class Ucx {
     wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
     s = ucp_worker_create(context_, &wp, &worker_);
     if (s != UCS_OK) return fail(why, len, "ucp_worker_create: %s", ucs_status_string(s));
+    for (unsigned id : {kAmoRequestId, kAmoReplyId}) {
+      ucp_am_handler_param_t hp{};
+      hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+      hp.id = id;
+      hp.cb = id == kAmoRequestId ? &Ucx::on_amo_request : &Ucx::on_amo_reply;
+      hp.arg = this;
+      s = ucp_worker_set_am_recv_handler(worker_, &hp);
+      if (s != UCS_OK) return fail(why, len, "ucp_worker_set_am_recv_handler: %s", ucs_status_string(s));
+    }
     s = ucp_worker_get_efd(worker_, &efd_);
     if (s != UCS_OK) return fail(why, len, "ucp_worker_get_efd: %s", ucs_status_string(s));
     stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -217,89 +257,67 @@ class Ucx {
 
   int atomic(int pe, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare, uint64_t* fetched,
              char* why, size_t len) {
+    if (op < GSHMEM_TRANSPORT_AMO_LOAD || op > GSHMEM_TRANSPORT_AMO_CSWAP) {
+      return fail(why, len, "atomic operation %d is not one of the plugin ABI's", op);
+    }
     std::unique_lock<std::mutex> lock(mu_);
     uint64_t raddr;
     ucp_rkey_h rkey;
     ucp_ep_h ep = target(pe, offset, static_cast<size_t>(bytes), &raddr, &rkey);
     if (!ep) return fail(why, len, "heap offset %llu of PE %d is not registered with UCX", ull(offset), pe);
-    // UCP has no atomic load or plain store: a load is a fetching add of 0, a store a swap whose
-    // result is dropped. Compare-swap takes the compare value as its operand and the new value in
-    // the reply buffer.
-    ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
-    uint64_t value = operand;
-    bool reply = fetched != nullptr;
-    switch (op) {
-      case GSHMEM_TRANSPORT_AMO_LOAD:
-        value = 0;
-        reply = true;
-        break;
-      case GSHMEM_TRANSPORT_AMO_STORE:
-      case GSHMEM_TRANSPORT_AMO_SWAP:
-        uop = UCP_ATOMIC_OP_SWAP;
-        reply = true;
-        break;
-      case GSHMEM_TRANSPORT_AMO_ADD:
-        break;
-      case GSHMEM_TRANSPORT_AMO_AND:
-        uop = UCP_ATOMIC_OP_AND;
-        break;
-      case GSHMEM_TRANSPORT_AMO_OR:
-        uop = UCP_ATOMIC_OP_OR;
-        break;
-      case GSHMEM_TRANSPORT_AMO_XOR:
-        uop = UCP_ATOMIC_OP_XOR;
-        break;
-      case GSHMEM_TRANSPORT_AMO_CSWAP:
-        uop = UCP_ATOMIC_OP_CSWAP;
-        value = compare;
-        reply = true;
-        break;
-      default:
-        return fail(why, len, "atomic operation %d is not one of the plugin ABI's", op);
+    if (fence_pending_) {
+      // Puts issued before the fence are complete before this atomic leaves.
+      ucp_request_param_t fp{};
+      if (finish(ucp_worker_flush_nbx(worker_, &fp), true, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
+      fence_pending_ = false;
     }
-    // A reply lands in memory that lives until the operation completes: a fetching call waits for it;
-    // a dropped reply (a store) goes into a slot of `sink_` (its value is never read).
-    Operand fetched_here{};
-    Operand& o = fetched ? fetched_here : next_sink();
-    o.u64 = 0;
-    if (uop == UCP_ATOMIC_OP_CSWAP) {
-      if (bytes == 4) {
-        o.u32 = static_cast<uint32_t>(operand);
-      } else {
-        o.u64 = operand;
-      }
+    if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peers_[static_cast<size_t>(pe)].failed));
     }
-    Operand in;
-    if (bytes == 4) {
-      in.u32 = static_cast<uint32_t>(value);
-    } else {
-      in.u64 = value;
-    }
+    const uint64_t id = next_amo_++;
+    Pending& pending = pending_[id];
+    pending.pe = pe;
+    pending.fetch = fetched != nullptr;
+    pending.request = AmoRequest{id, offset, operand, compare, op, bytes, sv_.rank, 0};
     ucp_request_param_t p{};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    p.datatype = ucp_dt_make_contig(static_cast<size_t>(bytes));
-    if (reply) {
-      p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-      p.reply_buffer = &o;
+    // The header lives in `pending` until the reply, which comes after the send completed.
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kAmoRequestId, &pending.request, sizeof pending.request, nullptr, 0, &p);
+    if (UCS_PTR_IS_ERR(r)) {
+      pending_.erase(id);
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     }
-    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, uop, &in, 1, raddr, rkey, &p);
-    // The operand is copied before the call returns; the reply needs the operation complete.
-    const int rc = finish(r, fetched != nullptr, lock, "ucp_atomic_op_nbx", why, len);
-    if (rc == 0 && fetched) *fetched = bytes == 4 ? o.u32 : o.u64;
-    return rc;
+    if (r != nullptr) ucp_request_free(r);
+    ++in_flight_;
+    if (!fetched) return 0;
+    while (!pending_[id].done) progress_once(lock);
+    const Pending done = pending_[id];
+    pending_.erase(id);
+    if (done.status < 0) {
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(static_cast<ucs_status_t>(done.status)));
+    }
+    if (done.status != 0) return fail(why, len, "PE %d could not apply the atomic to its memory", pe);
+    *fetched = done.value;
+    return 0;
   }
 
   int fence(char* why, size_t len) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     const ucs_status_t s = ucp_worker_fence(worker_);
-    return s == UCS_OK ? 0 : fail(why, len, "ucp_worker_fence: %s", ucs_status_string(s));
+    if (s != UCS_OK) return fail(why, len, "ucp_worker_fence: %s", ucs_status_string(s));
+    // Atomics before the fence are applied before anything after it leaves.
+    while (in_flight_ > 0) progress_once(lock);
+    fence_pending_ = true;
+    return failed_amos(why, len);
   }
 
   int quiet(char* why, size_t len) {
     std::unique_lock<std::mutex> lock(mu_);
     ucp_request_param_t p{};
     ucs_status_ptr_t r = ucp_worker_flush_nbx(worker_, &p);
-    return finish(r, true, lock, "ucp_worker_flush_nbx", why, len);
+    if (finish(r, true, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
+    while (in_flight_ > 0) progress_once(lock);
+    fence_pending_ = false;
+    return failed_amos(why, len);
   }
 
   int finalize() {
@@ -338,11 +356,85 @@ class Ucx {
   ~Ucx() { stop_progress(); }
 
  private:
-  union Operand {
-    uint32_t u32;
-    uint64_t u64;
+  // An atomic sent and not answered yet.
+  struct Pending {
+    AmoRequest request{};
+    int pe = -1;         // the target
+    bool fetch = false;  // its caller waits for the value (else the reply ends it)
+    bool done = false;
+    int status = 0;  // the target's answer, or a UCX status (negative) when the connection failed
+    uint64_t value = 0;
   };
   static unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+  // One round of progress while waiting, holding mu_ through `lock` (released to let others in when
+  // nothing moved).
+  void progress_once(std::unique_lock<std::mutex>& lock) {
+    if (ucp_worker_progress(worker_) == 0) {
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+    }
+  }
+
+  // Whether an atomic without a fetched value failed at its target since the last call. Holds mu_.
+  int failed_amos(char* why, size_t len) {
+    if (failed_amo_pe_ < 0) return 0;
+    const int pe = failed_amo_pe_;
+    failed_amo_pe_ = -1;
+    const ucs_status_t lost = peers_[static_cast<size_t>(pe)].failed;
+    if (lost != UCS_OK) return fail(why, len, "an atomic to PE %d got no answer: %s", pe, ucs_status_string(lost));
+    return fail(why, len, "PE %d could not apply an atomic to its memory", pe);
+  }
+
+  // The target side of an atomic: applies it through gshmem, then answers (from within progress,
+  // holding mu_).
+  static ucs_status_t on_amo_request(void* arg, const void* header, size_t header_length, void*, size_t,
+                                     const ucp_am_recv_param_t*) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (header_length != sizeof(AmoRequest)) return UCS_OK;
+    AmoRequest req;
+    std::memcpy(&req, header, sizeof req);
+    auto* reply = new AmoReply{req.id, 0, 0, 0};
+    reply->status =
+        self->sv_.local_atomic(self->sv_.ctx, req.offset, req.op, req.bytes, req.operand, req.compare, &reply->value);
+    ucp_ep_h ep = req.from >= 0 && req.from < self->sv_.size ? self->peers_[static_cast<size_t>(req.from)].ep : nullptr;
+    if (!ep) {
+      delete reply;
+      return UCS_OK;
+    }
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.send = [](void*, ucs_status_t, void* user_data) { delete static_cast<AmoReply*>(user_data); };
+    p.user_data = reply;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kAmoReplyId, reply, sizeof *reply, nullptr, 0, &p);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) {
+      delete reply;  // sent at once (the callback is not called), or failed (the requester's ep fails too)
+    } else {
+      ucp_request_free(r);  // the callback frees the reply when the send completes
+    }
+    return UCS_OK;
+  }
+
+  static ucs_status_t on_amo_reply(void* arg, const void* header, size_t header_length, void*, size_t,
+                                   const ucp_am_recv_param_t*) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (header_length != sizeof(AmoReply)) return UCS_OK;
+    AmoReply rep;
+    std::memcpy(&rep, header, sizeof rep);
+    auto it = self->pending_.find(rep.id);
+    if (it == self->pending_.end() || it->second.done) return UCS_OK;
+    --self->in_flight_;
+    if (!it->second.fetch) {
+      if (rep.status != 0) self->failed_amo_pe_ = it->second.pe;
+      self->pending_.erase(it);
+      return UCS_OK;
+    }
+    it->second.done = true;
+    it->second.status = rep.status;
+    it->second.value = rep.value;
+    return UCS_OK;
+  }
 
   // The endpoint and remote address and key of `offset` of `pe`'s heap, and in *piece how many of the
   // `bytes` from there lie in its region (all of them when `piece` is null, else nullptr is returned);
@@ -413,8 +505,6 @@ class Ucx {
     return s == UCS_OK ? 0 : fail(why, len, "%s: %s", what, ucs_status_string(s));
   }
 
-  Operand& next_sink() { return sink_[sink_next_++ % kSinks]; }
-
   // Gathers a blob of any size from every PE (two allgathers: the sizes, then the padded blobs).
   int exchange(const void* mine, size_t bytes, std::vector<std::vector<char>>* all) {
     const size_t n = static_cast<size_t>(sv_.size);
@@ -466,18 +556,35 @@ class Ucx {
   // At info level: a peer that finalized closes its side at once, so a failure seen here is not an
   // error by itself. An operation on the endpoint fails with this status, and a PE that died ends
   // the job through the launcher or the bootstrap, each with its own message.
+  // The atomics in flight to that PE then fail with the status (no answer will come).
   static void on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status) {
     Ucx* self = static_cast<Ucx*>(arg);
     int pe = -1;
     for (size_t i = 0; i < self->peers_.size(); ++i) {
       if (self->peers_[i].ep == ep) pe = static_cast<int>(i);
     }
+    if (pe >= 0) {
+      self->peers_[static_cast<size_t>(pe)].failed = status == UCS_OK ? UCS_ERR_CONNECTION_RESET : status;
+      for (auto it = self->pending_.begin(); it != self->pending_.end();) {
+        if (it->second.pe != pe) {
+          ++it;
+          continue;
+        }
+        --self->in_flight_;
+        if (it->second.fetch) {
+          it->second.done = true;
+          it->second.status = static_cast<int>(self->peers_[static_cast<size_t>(pe)].failed);
+          ++it;
+        } else {
+          self->failed_amo_pe_ = pe;
+          it = self->pending_.erase(it);
+        }
+      }
+    }
     char line[256];
     std::snprintf(line, sizeof line, "UCX reports the connection to PE %d failed: %s", pe, ucs_status_string(status));
     self->sv_.log(self->sv_.ctx, 1, line);
   }
-
-  static constexpr size_t kSinks = 64;
 
   gshmem_transport_services_v1_t sv_;
   std::mutex mu_;
@@ -490,8 +597,11 @@ class Ucx {
   std::thread progress_;
   std::vector<Peer> peers_;
   std::vector<LocalRegion> locals_;
-  Operand sink_[kSinks] = {};
-  size_t sink_next_ = 0;
+  std::unordered_map<uint64_t, Pending> pending_;  // atomics sent, by id
+  uint64_t next_amo_ = 1;
+  uint64_t in_flight_ = 0;      // atomics sent and not answered
+  bool fence_pending_ = false;  // a fence since the last flush: the next atomic flushes first
+  int failed_amo_pe_ = -1;      // a PE that answered an atomic without a fetched value with a failure
 };
 
 Ucx* self_of(gshmem_transport_plugin_v1_t* p) { return static_cast<Ucx*>(p->state); }

@@ -211,6 +211,10 @@ class CudaGpuResources final : public GpuResources {
     if (net_proxy_) net_proxy_->stop();
   }
 
+  void make_current() override {
+    if (ctx_) cu().cuCtxSetCurrent(ctx_);
+  }
+
   void synchronize() override {
     if (ctx_) cu().cuCtxSetCurrent(ctx_);
     cu().cuCtxSynchronize();

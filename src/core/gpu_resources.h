@@ -64,6 +64,8 @@ class GpuResources {
   virtual bool same_gpu(int pe) const = 0;
   // Makes the bound context current and waits for all work on the device (finalize, first step).
   virtual void synchronize() = 0;
+  // Makes the bound context current on the calling thread (a thread of a plugin that calls back).
+  virtual void make_current() = 0;
   // Releases the stream, the module and the device arrays, and the context if gshmem retained it
   // (finalize, after the heap was unmapped).
   virtual void destroy() = 0;

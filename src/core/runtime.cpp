@@ -399,7 +399,17 @@ Status Runtime::setup_network() {
                 config_.remote_transport.c_str());
   }
   std::string why;
-  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, &network_, &why);
+  // A peer's atomic on this PE's heap, applied here: CPU atomics, or the GPU's own (a kernel) on a GPU
+  // heap. The transports exist before any peer can send one (after the bind's barrier).
+  auto local_atomic = [this](uint64_t offset, const Amo& amo, uint64_t* old) {
+    if (!transport_ || offset + static_cast<uint64_t>(amo.bytes) > heap_.mapped() ||
+        offset % static_cast<uint64_t>(amo.bytes) != 0 || (backend_ == Backend::kGpu && !gpu_)) {
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    if (gpu_) gpu_->make_current();
+    return transport_->atomic(heap_.base() + offset, amo, old, Completion::kBlocking, nullptr);
+  };
+  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, local_atomic, &network_, &why);
   const bool gpu = backend_ == Backend::kGpu;
   if (!ok(s)) {
     no_network_ = "the network transport could not start (" + why +

@@ -13,10 +13,6 @@
 namespace gshmem {
 namespace {
 
-int services_allgather(void* ctx, const void* mine, void* all, size_t bytes) {
-  return ok(static_cast<Bootstrap*>(ctx)->allgather(mine, all, bytes)) ? 0 : 1;
-}
-
 void services_log(void*, int level, const char* line) {
   if (level <= 0) {
     GSHMEM_WARN(kTransport, "%s", line);
@@ -66,14 +62,38 @@ Status agree(Bootstrap* boot, const std::string& mine, std::string* why) {
 
 }  // namespace
 
+// The services the plugin calls back; their context is the NetworkTransport (a friend of each).
+int services_allgather(void* ctx, const void* mine, void* all, size_t bytes) {
+  return ok(static_cast<NetworkTransport*>(ctx)->boot_->allgather(mine, all, bytes)) ? 0 : 1;
+}
+
+int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare,
+                          uint64_t* old) {
+  auto* t = static_cast<NetworkTransport*>(ctx);
+  if (op < static_cast<int>(AmoOp::kLoad) || op > static_cast<int>(AmoOp::kCompareSwap) || (bytes != 4 && bytes != 8)) {
+    GSHMEM_ERROR("network transport %s: a peer asked for atomic %d on %d bytes, which gshmem does not have",
+                 t->plugin_.name, op, bytes);
+    return 1;
+  }
+  *old = 0;
+  const Status s = t->local_atomic_(offset, Amo{static_cast<AmoOp>(op), bytes, operand, compare}, old);
+  if (ok(s)) return 0;
+  GSHMEM_ERROR("network transport %s: the atomic a peer sent to heap offset %llu of this PE could not be applied",
+               t->plugin_.name, static_cast<unsigned long long>(offset));
+  return 1;
+}
+
 Status NetworkTransport::open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
-                              std::unique_ptr<NetworkTransport>* out, std::string* why) {
+                              LocalAtomic local_atomic, std::unique_ptr<NetworkTransport>* out, std::string* why) {
   std::unique_ptr<NetworkTransport> t(new NetworkTransport());
-  t->services_.ctx = boot;
+  t->boot_ = boot;
+  t->local_atomic_ = std::move(local_atomic);
+  t->services_.ctx = t.get();
   t->services_.rank = boot->rank();
   t->services_.size = boot->size();
   t->services_.allgather = &services_allgather;
   t->services_.log = &services_log;
+  t->services_.local_atomic = &services_local_atomic;
   t->reach_ = reach;
   const std::string started = start_plugin(path, t->services_, &t->plugin_);
   t->open_ = started.empty();
@@ -106,7 +126,7 @@ std::string NetworkTransport::left_note(int pe) const {
   for (int tries = 0; tries < 20 && gone.empty(); ++tries) {
     if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::vector<int> left;
-    if (!ok(static_cast<Bootstrap*>(services_.ctx)->finished_pes(&left))) return "";
+    if (!ok(boot_->finished_pes(&left))) return "";
     for (int p : left) {
       if ((pe < 0 && reaches(p)) || p == pe) gone += log::format("%s%d", gone.empty() ? "" : ", ", p);
     }

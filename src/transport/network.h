@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,11 +26,15 @@ struct TransportCaps {
 
 class NetworkTransport {
  public:
+  // Applies an atomic to this PE's heap at a heap offset (the target side of a peer's atomic, which the
+  // plugin may carry to this PE; see transport_v1.h). Called from the plugin's threads.
+  using LocalAtomic = std::function<Status(uint64_t offset, const Amo& amo, uint64_t* old)>;
+
   // Loads the plugin `path` on every PE and connects each PE to those with reach[pe] (the rows agree:
   // see transport_v1.h). Collective over all PEs; every PE gets the same result: a PE that cannot load or
   // start the plugin fails the call on all of them, and *why names the PEs and their reasons.
   static Status open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
-                     std::unique_ptr<NetworkTransport>* out, std::string* why);
+                     LocalAtomic local_atomic, std::unique_ptr<NetworkTransport>* out, std::string* why);
   ~NetworkTransport();
   NetworkTransport(const NetworkTransport&) = delete;
   NetworkTransport& operator=(const NetworkTransport&) = delete;
@@ -63,6 +68,11 @@ class NetworkTransport {
   // job: a sentence to append, or "".
   std::string left_note(int pe) const;
 
+  Bootstrap* boot_ = nullptr;
+  LocalAtomic local_atomic_;
+  friend int services_allgather(void* ctx, const void* mine, void* all, size_t bytes);
+  friend int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare,
+                                   uint64_t* old);
   gshmem_transport_services_v1_t services_{};
   gshmem_transport_plugin_v1_t plugin_{};
   std::vector<unsigned char> reach_;

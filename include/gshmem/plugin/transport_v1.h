@@ -1,4 +1,4 @@
-/* gshmem's network transport plugin ABI, version 1 (C only).
+/* gshmem's network transport plugin ABI (C only; the header keeps the name of its first version).
  *
  * A network transport reaches the PEs whose heaps are not mapped into this process (PEs on other
  * hosts, or every other PE with NVSHMEM_DISABLE_P2P): puts, gets, atomics, fence and quiet on a peer's
@@ -15,6 +15,10 @@
  * Every call returns 0, or non-zero with a one-line reason in `why` (at most `why_len` bytes with its
  * NUL) that names the network library's own status text; the core adds the PE and the operation.
  *
+ * Atomics: where the network library cannot apply an atomic to the target's memory itself (software
+ * emulation cannot reach GPU memory), the plugin may carry it in the library's own messages to the
+ * target, which applies it through services.local_atomic and answers.
+ *
  * A plugin exports one symbol, gshmem_transport_plugin_init (GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL), of
  * type gshmem_transport_plugin_init_fn. */
 #ifndef GSHMEM_PLUGIN_TRANSPORT_V1_H_
@@ -27,7 +31,7 @@
 extern "C" {
 #endif
 
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 1
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 2 /* 2: services.local_atomic */
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* Where memory given to add_memory lives. */
@@ -56,6 +60,12 @@ typedef struct gshmem_transport_services_v1 {
   int (*allgather)(void *ctx, const void *mine, void *all, size_t bytes);
   /* Logs a line in gshmem's log (level 0: warning, 1: info, 2: trace). */
   void (*log)(void *ctx, int level, const char *line);
+  /* Applies the atomic `op` (GSHMEM_TRANSPORT_AMO_*) with `operand` (and `compare`) to the word of `bytes`
+   * (4 or 8) bytes at heap offset `heap_offset` of this PE's heap, atomically with every other atomic on
+   * it (from kernels too), and stores its previous value in *old. Any thread, while the plugin is
+   * connected; it may wait for the GPU. Returns 0, or non-zero (logged) when it cannot. */
+  int (*local_atomic)(void *ctx, uint64_t heap_offset, int op, int bytes, uint64_t operand, uint64_t compare,
+                      uint64_t *old);
 } gshmem_transport_services_v1_t;
 
 typedef struct gshmem_transport_plugin_v1 gshmem_transport_plugin_v1_t;
