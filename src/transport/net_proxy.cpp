@@ -179,7 +179,9 @@ void NetProxy::run() {
   auto idle_since = std::chrono::steady_clock::now();
   long sleep_ns = 1000;
   bool idle = false;
-  while (!stop_.load(std::memory_order_acquire)) {
+  for (;;) {
+    // Read before the ring: a stop that comes after the last request was published sees it served.
+    const bool stopping = stop_.load(std::memory_order_acquire);
     uint64_t batch = 0;
     for (; batch < kBatch; ++batch) {
       detail::NetSlot& slot = ring_->slots[t % detail::kNetRingSlots];
@@ -211,6 +213,7 @@ void NetProxy::run() {
       idle = false;
       continue;
     }
+    if (stopping) break;
     const auto now = std::chrono::steady_clock::now();
     if (!idle) {
       idle = true;
@@ -225,7 +228,6 @@ void NetProxy::run() {
     nanosleep(&ts, nullptr);
     if (sleep_ns < kSleepMaxNs) sleep_ns *= 2;
   }
-  if (t != completed) complete(t);
 }
 
 Status NetProxy::flush() {

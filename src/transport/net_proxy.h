@@ -19,7 +19,8 @@
 //    could have named (neither GPU memory nor mapped host memory), and a failed network operation, end
 //    the job with a message that names the request (the transport's message gives the library's
 //    reason and the PE); the ring's error flag is raised first, so that waiting kernels end too.
-//  - stop() ends the thread after completing what it issued; idempotent.
+//  - stop() ends the thread after it has served and completed every request published before the call
+//    (a barrier kernel's last arrival may still be in the ring when the host finalizes); idempotent.
 #pragma once
 
 #ifdef GSHMEM_HAVE_CUDA
