@@ -494,13 +494,7 @@ class Ucx {
       return 0;
     }
     ucs_status_t s;
-    while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) {
-      if (ucp_worker_progress(worker_) == 0) {
-        lock.unlock();
-        std::this_thread::yield();
-        lock.lock();
-      }
-    }
+    while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) progress_once(lock);
     ucp_request_free(r);
     return s == UCS_OK ? 0 : fail(why, len, "%s: %s", what, ucs_status_string(s));
   }

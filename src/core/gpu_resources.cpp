@@ -565,12 +565,10 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
     res->net_proxy_ = std::move(proxy);
     st.net_ring = res->net_proxy_->ring();
     st.net_counters = res->net_proxy_->counters();
-    std::vector<int> across;
-    for (int pe = 0; pe < n; ++pe) {
-      if (network->reaches(pe)) across.push_back(pe);
-    }
-    GSHMEM_INFO(kProxy, "kernels reach %zu PE%s through the network proxy (%s)", across.size(),
-                across.size() == 1 ? "" : "s", network->name());
+    int across = 0;
+    for (int pe = 0; pe < n; ++pe) across += network->reaches(pe) ? 1 : 0;
+    GSHMEM_INFO(kProxy, "kernels reach %d PE%s through the network proxy (%s)", across, across == 1 ? "" : "s",
+                network->name());
   }
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
   res->flags_ = b.barrier_flags();

@@ -383,12 +383,13 @@ Status Runtime::setup_network() {
     reach[static_cast<size_t>(pe)] = pe != me && (all[a] || all[b]);
   }
   if (std::none_of(all.begin(), all.end(), [](unsigned char c) { return c != 0; })) return GSHMEM_SUCCESS;
+  const std::vector<int> across = reached(reach);  // this PE's peers across the network
   if (config_.remote_transport == "none") {
     no_network_ = "NVSHMEM_REMOTE_TRANSPORT=none";
-    if (backend_ == Backend::kGpu && !reached(reach).empty()) {
+    if (backend_ == Backend::kGpu && !across.empty()) {
       // Kernels would fault on the first access to a PE they cannot reach.
       GSHMEM_ERROR("PE %d cannot reach PEs %s (%s), and NVSHMEM_REMOTE_TRANSPORT=none turns the network off", me,
-                   pe_list(reached(reach)).c_str(),
+                   pe_list(across).c_str(),
                    config_.disable_p2p ? "NVSHMEM_DISABLE_P2P is set" : "they run on other hosts");
       return GSHMEM_ERROR_NOT_SUPPORTED;
     }
@@ -418,7 +419,7 @@ Status Runtime::setup_network() {
     if (gpu) {
       // Kernels would fault on the first access to a PE they cannot reach: the job ends here, on every PE
       // (open's result is the same on all).
-      GSHMEM_ERROR("PE %d cannot reach PEs %s (%s): %s", me, pe_list(reached(reach)).c_str(),
+      GSHMEM_ERROR("PE %d cannot reach PEs %s (%s): %s", me, pe_list(across).c_str(),
                    config_.disable_p2p ? "NVSHMEM_DISABLE_P2P is set" : "some run on other hosts", no_network_.c_str());
       return GSHMEM_ERROR_NOT_SUPPORTED;
     }
@@ -444,7 +445,7 @@ Status Runtime::setup_network() {
           "libucx-cu13: -DGSHMEM_UCX_ROOT=<wheel>/libucx, see docs/network.md), or run on the CPU backend "
           "(GSHMEM_BACKEND=cpu)",
           network_->name(), without.size() == 1 ? "" : "s", pe_list(without).c_str(),
-          reached(reach).empty() ? network_->name() : network_->describe(reached(reach).front()).c_str());
+          across.empty() ? network_->name() : network_->describe(across.front()).c_str());
       network_->finalize();
       network_.reset();
       return GSHMEM_ERROR_NOT_SUPPORTED;

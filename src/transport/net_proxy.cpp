@@ -81,35 +81,36 @@ void NetProxy::stop() {
   ring_ = nullptr;
 }
 
-std::string NetProxy::describe(const Request& r) const {
+std::string NetProxy::describe(uint64_t ticket, const detail::NetRequest& r) const {
   return log::format(
       "a %s of %llu bytes at heap offset 0x%llx of PE %d (request %llu of a kernel, through the "
       "network proxy)",
       op_name(r.op), static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(r.offset), r.pe,
-      static_cast<unsigned long long>(r.ticket));
+      static_cast<unsigned long long>(ticket));
 }
 
-void NetProxy::fail(const Request& r, const std::string& why) {
+void NetProxy::fail(uint64_t ticket, const detail::NetRequest& r, const std::string& why) {
   __atomic_store_n(&ring_->error, 1, __ATOMIC_RELEASE);
-  log::fatal("%s failed: %s; the job cannot go on", describe(r).c_str(), why.c_str());
+  log::fatal("%s failed: %s; the job cannot go on", describe(ticket, r).c_str(), why.c_str());
 }
 
-void NetProxy::serve(const Request& r) {
+void NetProxy::serve(uint64_t ticket, const detail::NetRequest& r) {
   const uint32_t code = r.op & ~detail::kNetFetch;
   const bool fetch = (r.op & detail::kNetFetch) != 0;
   if (code != detail::kNetFence && !network_->reaches(r.pe)) {
-    fail(r, log::format("PE %d is not reached through the network from this PE", r.pe));
+    fail(ticket, r, log::format("PE %d is not reached through the network from this PE", r.pe));
   }
   if (r.local != 0 && r.bytes > 0) {
     const void* first = reinterpret_cast<const void*>(r.local);
     const void* last = reinterpret_cast<const void*>(r.local + r.bytes - 1);
     if (!cuda_pointer_known(first) && !(host_memory_mapped(first) && host_memory_mapped(last))) {
-      fail(r, log::format("its local buffer 0x%llx is neither GPU memory nor host memory of this process",
-                          static_cast<unsigned long long>(r.local)));
+      fail(ticket, r,
+           log::format("its local buffer 0x%llx is neither GPU memory nor host memory of this process",
+                       static_cast<unsigned long long>(r.local)));
     }
   }
   if ((r.local == 0 || fetch) && code != detail::kNetFence && r.bytes > detail::kNetInlineBytes) {
-    fail(r, "a request that carries its data holds at most 16 bytes (the device code is from another gshmem)");
+    fail(ticket, r, "a request that carries its data holds at most 16 bytes (the device code is from another gshmem)");
   }
   uint64_t result[2] = {0, 0};
   Status s = GSHMEM_SUCCESS;
@@ -132,7 +133,7 @@ void NetProxy::serve(const Request& r) {
       break;
     case detail::kNetAmo: {
       if (r.amo < detail::kNetAmoLoad || r.amo > detail::kNetAmoCompareSwap || (r.amo_bytes != 4 && r.amo_bytes != 8)) {
-        fail(r, log::format("atomic operation %d on %d bytes is not one of the ring's", r.amo, r.amo_bytes));
+        fail(ticket, r, log::format("atomic operation %d on %d bytes is not one of the ring's", r.amo, r.amo_bytes));
       }
       const Amo amo{static_cast<AmoOp>(r.amo), r.amo_bytes, r.data[0], r.data[1]};
       s = network_->atomic(r.pe, r.offset, amo, fetch ? &result[0] : nullptr);
@@ -143,16 +144,16 @@ void NetProxy::serve(const Request& r) {
       s = network_->fence();
       break;
     default:
-      fail(r, log::format("request code %u is not one of the ring's", r.op));
+      fail(ticket, r, log::format("request code %u is not one of the ring's", r.op));
   }
-  if (!ok(s)) fail(r, "the network transport's message above says why");
+  if (!ok(s)) fail(ticket, r, "the network transport's message above says why");
   ++requests_;
   bytes_ += code == detail::kNetFence ? 0 : r.bytes;
   if (fetch) {
-    detail::NetSlot& slot = ring_->slots[r.ticket % detail::kNetRingSlots];
+    detail::NetSlot& slot = ring_->slots[ticket % detail::kNetRingSlots];
     slot.result[0] = result[0];
     slot.result[1] = result[1];
-    __atomic_store_n(&slot.turn, r.ticket | detail::kNetResultReady, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot.turn, ticket | detail::kNetResultReady, __ATOMIC_RELEASE);
   }
 }
 
@@ -160,10 +161,9 @@ void NetProxy::complete(uint64_t taken) {
   if (pending_) {
     Status s = network_->quiet();
     if (!ok(s)) {
-      Request r{};
-      r.ticket = taken - 1;
+      detail::NetRequest r{};
       r.pe = -1;
-      fail(r,
+      fail(taken - 1, r,
            "completing the kernels' requests (a network quiet) failed; the network transport's message above "
            "says why");
     }
@@ -186,22 +186,12 @@ void NetProxy::run() {
     for (; batch < kBatch; ++batch) {
       detail::NetSlot& slot = ring_->slots[t % detail::kNetRingSlots];
       if (__atomic_load_n(&slot.seq, __ATOMIC_ACQUIRE) != t + 1) break;
-      Request r;
-      r.ticket = t;
-      r.op = slot.op;
-      r.pe = slot.pe;
-      r.offset = slot.offset;
-      r.local = slot.local;
-      r.bytes = slot.bytes;
-      r.amo = slot.amo;
-      r.amo_bytes = slot.amo_bytes;
-      r.data[0] = slot.data[0];
-      r.data[1] = slot.data[1];
+      const detail::NetRequest r = slot.req;
       // A request without a result frees its slot now: everything it needs is in `r`.
       if ((r.op & detail::kNetFetch) == 0) {
         __atomic_store_n(&slot.turn, t + detail::kNetRingSlots, __ATOMIC_RELEASE);
       }
-      serve(r);
+      serve(t, r);
       ++t;
       taken_.store(t, std::memory_order_release);
     }

@@ -51,26 +51,14 @@ class NetProxy {
   uint64_t* counters() const { return reinterpret_cast<uint64_t*>(counters_); }
 
  private:
-  // One request, as taken from its slot.
-  struct Request {
-    uint64_t ticket;
-    uint32_t op;
-    int32_t pe;
-    uint64_t offset;
-    uint64_t local;
-    uint64_t bytes;
-    int32_t amo;
-    int32_t amo_bytes;
-    uint64_t data[2];
-  };
   void run();
-  // Issues `r`; a fetching one's result is stored in its slot before this returns.
-  void serve(const Request& r);
+  // Issues request `ticket`; a fetching one's result is stored in its slot before this returns.
+  void serve(uint64_t ticket, const detail::NetRequest& r);
   // Completes what was issued and publishes the tickets taken as completed.
   void complete(uint64_t taken);
   // Logs what failed with `r`, raises the ring's error flag and ends the job.
-  [[noreturn]] void fail(const Request& r, const std::string& why);
-  std::string describe(const Request& r) const;
+  [[noreturn]] void fail(uint64_t ticket, const detail::NetRequest& r, const std::string& why);
+  std::string describe(uint64_t ticket, const detail::NetRequest& r) const;
 
   CUcontext ctx_ = nullptr;
   NetworkTransport* network_ = nullptr;

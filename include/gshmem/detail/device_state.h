@@ -75,10 +75,9 @@ enum NetAmoCode : int32_t {
   kNetAmoSwap,
   kNetAmoCompareSwap
 };
-struct NetSlot {
-  uint64_t turn;
-  uint64_t seq; /* ticket + 1 once the fields below are written */
-  uint32_t op;  /* NetOpCode, | kNetFetch */
+/* What a kernel asks of the proxy (the part of a slot that the kernel fills). */
+struct NetRequest {
+  uint32_t op; /* NetOpCode, | kNetFetch */
   int32_t pe;
   uint64_t offset; /* on pe's heap */
   uint64_t local;  /* an address of this process (GPU memory, or host memory the GPU maps), or 0 */
@@ -86,6 +85,11 @@ struct NetSlot {
   int32_t amo;       /* NetAmoCode for kNetAmo */
   int32_t amo_bytes; /* 4 or 8 */
   uint64_t data[2];  /* kNetAmo: operand, compare (compare-swap); kNetPut without `local`: the data (<= 16 bytes) */
+};
+struct NetSlot {
+  uint64_t turn;
+  uint64_t seq; /* ticket + 1 once `req` is written */
+  NetRequest req;
   uint64_t result[2];
   uint64_t pad[5];
 };

@@ -40,18 +40,6 @@ __device__ __forceinline__ uint64_t heap_offset(const void* sym) {
   return static_cast<uint64_t>(static_cast<const char*>(sym) - state().heap_base);
 }
 
-// What the proxy is asked to do (the fields of NetSlot).
-struct NetRequest {
-  uint32_t op;
-  int32_t pe;
-  uint64_t offset;
-  uint64_t local;
-  uint64_t bytes;
-  int32_t amo;
-  int32_t amo_bytes;
-  uint64_t data[2];
-};
-
 __device__ __forceinline__ void net_wait_pause(Backoff* backoff) {
   // The proxy stopped on a failed operation (the host log says which, and the job is ending).
   if (load_relaxed_sys(&state().net_ring->error) != 0) __trap();
@@ -67,15 +55,15 @@ static __device__ __noinline__ uint64_t net_post(const NetRequest& r) {
   NetSlot* slot = &ring->slots[t % kNetRingSlots];
   Backoff backoff;
   while (load_acquire_sys(&slot->turn) != t) net_wait_pause(&backoff);
-  store_relaxed_sys(&slot->op, r.op);
-  store_relaxed_sys(&slot->pe, r.pe);
-  store_relaxed_sys(&slot->offset, r.offset);
-  store_relaxed_sys(&slot->local, r.local);
-  store_relaxed_sys(&slot->bytes, r.bytes);
-  store_relaxed_sys(&slot->amo, r.amo);
-  store_relaxed_sys(&slot->amo_bytes, r.amo_bytes);
-  store_relaxed_sys(&slot->data[0], r.data[0]);
-  store_relaxed_sys(&slot->data[1], r.data[1]);
+  store_relaxed_sys(&slot->req.op, r.op);
+  store_relaxed_sys(&slot->req.pe, r.pe);
+  store_relaxed_sys(&slot->req.offset, r.offset);
+  store_relaxed_sys(&slot->req.local, r.local);
+  store_relaxed_sys(&slot->req.bytes, r.bytes);
+  store_relaxed_sys(&slot->req.amo, r.amo);
+  store_relaxed_sys(&slot->req.amo_bytes, r.amo_bytes);
+  store_relaxed_sys(&slot->req.data[0], r.data[0]);
+  store_relaxed_sys(&slot->req.data[1], r.data[1]);
   store_release_sys(&slot->seq, t + 1);
   return t;
 }
