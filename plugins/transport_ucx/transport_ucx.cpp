@@ -15,7 +15,8 @@
 // Progress: UCP moves data only when someone calls ucp_worker_progress, and a peer's put or atomic on
 // this PE's memory may need this PE's progress (UCP emulates RMA and atomics in software over
 // transports without them, TCP among them). A thread per PE progresses the worker and then sleeps on
-// the worker's event descriptor (ucp_worker_arm), so an idle PE uses no core. The worker is
+// the worker's event descriptor (ucp_worker_arm) with a timeout (progress_loop says why), so an idle PE
+// uses no core. The worker is
 // UCS_THREAD_MODE_SERIALIZED: every call into it holds `mu`.
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -518,21 +519,25 @@ class Ucx {
     return 0;
   }
 
-  // Progresses the worker while it has work, then sleeps until the network has something for it.
+  // Progresses the worker while it has work, then sleeps until the network has something for it. The
+  // sleep has a timeout: a transport may finish asynchronous work (a copy into GPU memory, for one)
+  // without signalling the worker's event descriptor, and such work waits for the next progress call.
+  // The timeout is short after activity and doubles while the PE stays idle, so an idle PE wakes ten
+  // times a second and a busy one does not spin.
   void progress_loop() {
+    int timeout_ms = kPollMinMs;
     while (!stop_.load(std::memory_order_acquire)) {
+      bool moved = false;
       ucs_status_t s;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        while (ucp_worker_progress(worker_) != 0) {
-        }
+        while (ucp_worker_progress(worker_) != 0) moved = true;
         s = ucp_worker_arm(worker_);
       }
+      if (moved) timeout_ms = kPollMinMs;
       if (s == UCS_ERR_BUSY) continue;
       pollfd fds[2] = {{efd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-      // The timeout bounds the delay of an event that arrived between the last progress and the arm
-      // call on a transport that does not signal it again.
-      poll(fds, 2, 100);
+      if (poll(fds, 2, timeout_ms) == 0) timeout_ms = std::min(2 * timeout_ms, kPollMaxMs);
     }
   }
 
@@ -579,6 +584,9 @@ class Ucx {
     std::snprintf(line, sizeof line, "UCX reports the connection to PE %d failed: %s", pe, ucs_status_string(status));
     self->sv_.log(self->sv_.ctx, 1, line);
   }
+
+  // The progress thread's sleep: its timeout after activity, and when idle.
+  static constexpr int kPollMinMs = 1, kPollMaxMs = 100;
 
   gshmem_transport_services_v1_t sv_;
   std::mutex mu_;
