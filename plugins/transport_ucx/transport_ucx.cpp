@@ -257,7 +257,7 @@ class Ucx {
   }
 
   int atomic(int pe, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare, uint64_t* fetched,
-             char* why, size_t len) {
+             bool blocking, char* why, size_t len) {
     if (op < GSHMEM_TRANSPORT_AMO_LOAD || op > GSHMEM_TRANSPORT_AMO_CSWAP) {
       return fail(why, len, "atomic operation %d is not one of the plugin ABI's", op);
     }
@@ -278,7 +278,8 @@ class Ucx {
     const uint64_t id = next_amo_++;
     Pending& pending = pending_[id];
     pending.pe = pe;
-    pending.fetch = fetched != nullptr;
+    pending.fetch = fetched != nullptr && blocking;
+    pending.dest = blocking ? nullptr : fetched;
     pending.request = AmoRequest{id, offset, operand, compare, op, bytes, sv_.rank, 0};
     ucp_request_param_t p{};
     // The header lives in `pending` until the reply, which comes after the send completed.
@@ -289,7 +290,7 @@ class Ucx {
     }
     if (r != nullptr) ucp_request_free(r);
     ++in_flight_;
-    if (!fetched) return 0;
+    if (!pending.fetch) return 0;
     while (!pending_[id].done) progress_once(lock);
     const Pending done = pending_[id];
     pending_.erase(id);
@@ -362,6 +363,7 @@ class Ucx {
     AmoRequest request{};
     int pe = -1;         // the target
     bool fetch = false;  // its caller waits for the value (else the reply ends it)
+    uint64_t* dest = nullptr;  // where the reply stores the value for a caller that does not wait
     bool done = false;
     int status = 0;  // the target's answer, or a UCX status (negative) when the connection failed
     uint64_t value = 0;
@@ -428,6 +430,7 @@ class Ucx {
     --self->in_flight_;
     if (!it->second.fetch) {
       if (rep.status != 0) self->failed_amo_pe_ = it->second.pe;
+      if (rep.status == 0 && it->second.dest) *it->second.dest = rep.value;
       self->pending_.erase(it);
       return UCS_OK;
     }
@@ -627,8 +630,8 @@ int ucx_get(gshmem_transport_plugin_v1_t* p, void* dst, int pe, uint64_t offset,
   return self_of(p)->get(dst, pe, offset, bytes, blocking != 0, why, len);
 }
 int ucx_atomic(gshmem_transport_plugin_v1_t* p, int pe, uint64_t offset, int op, int bytes, uint64_t operand,
-               uint64_t compare, uint64_t* fetched, char* why, size_t len) {
-  return self_of(p)->atomic(pe, offset, op, bytes, operand, compare, fetched, why, len);
+               uint64_t compare, uint64_t* fetched, int blocking, char* why, size_t len) {
+  return self_of(p)->atomic(pe, offset, op, bytes, operand, compare, fetched, blocking != 0, why, len);
 }
 int ucx_fence(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->fence(why, len); }
 int ucx_quiet(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->quiet(why, len); }

@@ -24,8 +24,6 @@ static_assert(static_cast<int>(AmoOp::kLoad) == detail::kNetAmoLoad &&
                   static_cast<int>(AmoOp::kCompareSwap) == detail::kNetAmoCompareSwap,
               "the ring's AMO codes are the transport's");
 
-// Tickets taken before the proxy completes what it issued, while more keep coming.
-constexpr uint64_t kBatch = 64;
 // Idle polling: back to back for this long, then with sleeps that double up to the longest.
 constexpr auto kSpin = std::chrono::microseconds(50);
 constexpr long kSleepMaxNs = 100000;
@@ -112,7 +110,13 @@ void NetProxy::serve(uint64_t ticket, const detail::NetRequest& r) {
   if ((r.local == 0 || fetch) && code != detail::kNetFence && r.bytes > detail::kNetInlineBytes) {
     fail(ticket, r, "a request that carries its data holds at most 16 bytes (the device code is from another gshmem)");
   }
-  uint64_t result[2] = {0, 0};
+  uint64_t* value = nullptr;  // a fetch's destination
+  if (fetch) {
+    Fetch& f = fetches_[fetched_++];
+    f.ticket = ticket;
+    f.value[0] = f.value[1] = 0;
+    value = f.value;
+  }
   Status s = GSHMEM_SUCCESS;
   switch (code) {
     case detail::kNetPut:
@@ -124,20 +128,17 @@ void NetProxy::serve(uint64_t ticket, const detail::NetRequest& r) {
       pending_ = true;
       break;
     case detail::kNetGet:
-      if (!fetch) {
-        s = network_->get(reinterpret_cast<void*>(r.local), r.pe, r.offset, r.bytes, Completion::kNbi);
-        pending_ = true;
-      } else {
-        s = network_->get(result, r.pe, r.offset, r.bytes, Completion::kBlocking);
-      }
+      s = network_->get(fetch ? static_cast<void*>(value) : reinterpret_cast<void*>(r.local), r.pe, r.offset, r.bytes,
+                        Completion::kNbi);
+      pending_ = true;
       break;
     case detail::kNetAmo: {
       if (r.amo < detail::kNetAmoLoad || r.amo > detail::kNetAmoCompareSwap || (r.amo_bytes != 4 && r.amo_bytes != 8)) {
         fail(ticket, r, log::format("atomic operation %d on %d bytes is not one of the ring's", r.amo, r.amo_bytes));
       }
       const Amo amo{static_cast<AmoOp>(r.amo), r.amo_bytes, r.data[0], r.data[1]};
-      s = network_->atomic(r.pe, r.offset, amo, fetch ? &result[0] : nullptr);
-      if (!fetch) pending_ = true;
+      s = network_->atomic(r.pe, r.offset, amo, value, Completion::kNbi);
+      pending_ = true;
       break;
     }
     case detail::kNetFence:
@@ -149,12 +150,6 @@ void NetProxy::serve(uint64_t ticket, const detail::NetRequest& r) {
   if (!ok(s)) fail(ticket, r, "the network transport's message above says why");
   ++requests_;
   bytes_ += code == detail::kNetFence ? 0 : r.bytes;
-  if (fetch) {
-    detail::NetSlot& slot = ring_->slots[ticket % detail::kNetRingSlots];
-    slot.result[0] = result[0];
-    slot.result[1] = result[1];
-    __atomic_store_n(&slot.turn, ticket | detail::kNetResultReady, __ATOMIC_RELEASE);
-  }
 }
 
 void NetProxy::complete(uint64_t taken) {
@@ -170,6 +165,14 @@ void NetProxy::complete(uint64_t taken) {
     pending_ = false;
     ++quiets_;
   }
+  for (size_t i = 0; i < fetched_; ++i) {
+    const Fetch& f = fetches_[i];
+    detail::NetSlot& slot = ring_->slots[f.ticket % detail::kNetRingSlots];
+    slot.result[0] = f.value[0];
+    slot.result[1] = f.value[1];
+    __atomic_store_n(&slot.turn, f.ticket | detail::kNetResultReady, __ATOMIC_RELEASE);
+  }
+  fetched_ = 0;
   __atomic_store_n(&ring_->completed, taken, __ATOMIC_RELEASE);
 }
 

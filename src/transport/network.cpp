@@ -176,10 +176,10 @@ Status NetworkTransport::get(void* dst, int pe, uint64_t offset, size_t bytes, C
   return failed(log::format("a get of %zu bytes", bytes).c_str(), pe, why);
 }
 
-Status NetworkTransport::atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched) {
+Status NetworkTransport::atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched, Completion completion) {
   char why[512] = "";
-  if (plugin_.atomic(&plugin_, pe, offset, static_cast<int>(amo.op), amo.bytes, amo.operand, amo.compare, fetched, why,
-                     sizeof why) == 0)
+  if (plugin_.atomic(&plugin_, pe, offset, static_cast<int>(amo.op), amo.bytes, amo.operand, amo.compare, fetched,
+                     completion == Completion::kBlocking ? 1 : 0, why, sizeof why) == 0)
     return GSHMEM_SUCCESS;
   return failed(log::format("an atomic of %d bytes", amo.bytes).c_str(), pe, why);
 }

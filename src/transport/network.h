@@ -51,9 +51,10 @@ class NetworkTransport {
   // the data (get) on return; kNbi: after quiet. The remote side is complete after quiet.
   Status put(int pe, uint64_t offset, const void* src, size_t bytes, Completion completion);
   Status get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion);
-  // `amo` on the word at `offset` of `pe`; with `fetched` the previous value is there on return, else
-  // the operation completes by quiet.
-  Status atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched);
+  // `amo` on the word at `offset` of `pe`; with `fetched` the previous value is stored there, on return
+  // (kBlocking) or by quiet (kNbi: *fetched must stay valid until then). The operation completes by quiet.
+  Status atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched,
+                Completion completion = Completion::kBlocking);
   Status fence();
   Status quiet();
   // Disconnects. Called after a quiet and a barrier of every PE; not collective itself (a PE that

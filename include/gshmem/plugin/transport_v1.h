@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 2 /* 2: services.local_atomic */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 3 /* 2: services.local_atomic; 3: atomic's `blocking` */
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* Where memory given to add_memory lives. */
@@ -97,9 +97,10 @@ struct gshmem_transport_plugin_v1 {
              char *why, size_t why_len);
   /* The atomic `op` (GSHMEM_TRANSPORT_AMO_*) on the word of `bytes` (4 or 8) bytes at heap offset
    * `heap_offset` of `pe`, with `operand` (and, for CSWAP, `compare`). With `fetched`, the word's
-   * previous value is there on return; without, the operation completes by quiet. */
+   * previous value is stored there: before the call returns with `blocking`, else by quiet (and
+   * *fetched must stay valid until then). The operation itself completes by quiet. */
   int (*atomic)(gshmem_transport_plugin_v1_t *self, int pe, uint64_t heap_offset, int op, int bytes, uint64_t operand,
-                uint64_t compare, uint64_t *fetched, char *why, size_t why_len);
+                uint64_t compare, uint64_t *fetched, int blocking, char *why, size_t why_len);
   /* Operations issued after the fence to a PE are applied there after those issued before it. */
   int (*fence)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
   /* Every operation issued before is complete at its target. */
