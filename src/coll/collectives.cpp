@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "coll/gathered.h"
 #include "gshmem/detail/flag_barrier.h"
 #include "heap/symmetric_heap.h"
 #include "team/teams.h"
@@ -147,45 +148,20 @@ class HostCollEngine final : public CollEngine {
   };
 
   // The members' sources (reduce) or blocks (reduce-scatter), gathered here: ops.peer(j, p) is member j's.
-  struct Gathered {
-    const char* data;
-    size_t stride;
-    template <class T>
-    T* peer(int j, T*) const {
-      return reinterpret_cast<T*>(const_cast<char*>(data) + stride * static_cast<size_t>(j));
-    }
-    template <class T>
-    T load(const T* p) const {
-      return *p;
-    }
-    int rank() const { return 0; }
-    int threads() const { return 1; }
-  };
-
   Status gathered_reduce(Ops& ops, const TeamSlot& t, const CollCall& c) {
-    const bool scatter = c.op == CollOp::kReducescatter;
-    const uint64_t from = static_cast<uint64_t>(static_cast<const char*>(c.src) - heap_.base()) +
-                          (scatter ? c.bytes * static_cast<uint64_t>(t.my_index) : 0);
-    const size_t stride = (c.bytes + 63) / 64 * 64;
-    std::vector<detail::Vec16<uint64_t>> buffer((stride * static_cast<size_t>(t.size)) / 16 + 1);
-    char* data = reinterpret_cast<char*>(buffer.data());
+    GatheredSources g(c, t.size, t.my_index, heap_.base());
     ops.sync();  // every member's source is ready
     for (int j = 0; j < t.size && c.bytes > 0; ++j) {
       char* base = heap_.peer_base(t.pe(j));
-      char* to = data + stride * static_cast<size_t>(j);
       if (base) {
-        std::memcpy(to, base + from, c.bytes);
+        std::memcpy(g.row(j), base + g.from(), c.bytes);
       } else {
-        check(network_->get(to, t.pe(j), from, c.bytes, Completion::kNbi), ops.api);
+        check(network_->get(g.row(j), t.pe(j), g.from(), c.bytes, Completion::kNbi), ops.api);
       }
     }
     check(network_->quiet(), ops.api);
     ops.sync();  // no member reads this PE's source any more: dest may overwrite it (in place)
-    Gathered g{data, stride};
-    const size_t n = c.bytes / detail::reduce_type_size(c.dtype);
-    return detail::combine_by_value(g, t, c.dtype, c.redop, c.dest, data + stride * static_cast<size_t>(t.my_index), n)
-               ? GSHMEM_SUCCESS
-               : GSHMEM_ERROR_INVALID_VALUE;
+    return g.combine(c.dest) ? GSHMEM_SUCCESS : GSHMEM_ERROR_INVALID_VALUE;
   }
 
   const SymmetricHeap& heap_;
