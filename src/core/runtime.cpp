@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "bootstrap/uniqueid.h"
+#include "coll/gathered.h"
 #include "core/activity.h"
 #include "core/gpu_resources.h"
 #include "core/module_registry.h"
@@ -95,25 +96,19 @@ void end_for_peer(int rank, int exit_code, const std::string& why) {
 class GpuCollEngine final : public CollEngine {
  public:
   GpuCollEngine(const Runtime& rt, GpuResources& gpu) : rt_(rt), gpu_(gpu), tuning_(tuning(rt.config())) {}
-  Status run(const CollCall& call, const detail::TeamSlot&, const TeamInfo& team, bool on_stream, void* stream,
+  Status run(const CollCall& call, const detail::TeamSlot& slot, const TeamInfo& team, bool on_stream, void* stream,
              const char* api) override {
     const SymmetricHeap& heap = rt_.heap();
     // The copy engines reach only members whose heaps are mapped here; the others are reached through
-    // the network proxy, which the reductions' loads from the members' sources cannot use.
+    // the network proxy, which the reductions' loads from the members' sources cannot use: those gather
+    // the sources on the host instead.
     CollTuning tuning = tuning_;
-    std::vector<int> across;
-    for (int pe : team.members) {
-      if (heap.peer_base(pe) == nullptr) across.push_back(pe);
-    }
-    if (!across.empty()) {
+    bool across = false;
+    for (int pe : team.members) across = across || heap.peer_base(pe) == nullptr;
+    if (across) {
       tuning.ce_min_bytes = 0;
       if (call.op == detail::CollOp::kReduce || call.op == detail::CollOp::kReducescatter) {
-        GSHMEM_ERROR(
-            "%s: team %d has PE%s %s, which this GPU reaches through the network: the GPU backend does not reduce "
-            "across the network yet. Reduce on a team of PEs whose heaps are mapped (one host, without "
-            "NVSHMEM_DISABLE_P2P), or run on the CPU backend (GSHMEM_BACKEND=cpu)",
-            api, call.team, across.size() == 1 ? "" : "s", pe_list(across).c_str());
-        return GSHMEM_ERROR_NOT_SUPPORTED;
+        return gathered_reduce(call, slot, team, on_stream, stream, api);
       }
     }
     const CollPlan plan = plan_collective(call, team.size(), team.my_index, tuning);
@@ -129,6 +124,39 @@ class GpuCollEngine final : public CollEngine {
   }
 
  private:
+  // A reduction on a team with members across the network (coll/gathered.h): the team syncs (every
+  // source is ready), this PE gathers the members' sources on the host, by network gets from the members
+  // across the network and copies from the mapped ones, the team syncs again (dest may then overwrite the
+  // source, in place), and the host combines them and copies the result to dest. A stream-ordered call
+  // waits for the stream's earlier work first and is complete when it returns, as the point-to-point
+  // operations across the network are.
+  Status gathered_reduce(const CollCall& call, const detail::TeamSlot& slot, const TeamInfo& team, bool on_stream,
+                         void* stream, const char* api) {
+    Transport& local = rt_.transport();
+    NetworkTransport* network = rt_.network();
+    if (on_stream) GSHMEM_CHECK(local.synchronize(stream));
+    CollCall sync;
+    sync.op = detail::CollOp::kSync;
+    sync.team = call.team;
+    GSHMEM_CHECK(run(sync, slot, team, false, nullptr, api));
+    const SymmetricHeap& heap = rt_.heap();
+    GatheredSources g(call, team.size(), team.my_index, heap.base());
+    for (int j = 0; j < team.size() && call.bytes > 0; ++j) {
+      const int pe = team.members[static_cast<size_t>(j)];
+      if (char* base = heap.peer_base(pe)) {
+        GSHMEM_CHECK(local.copy(g.row(j), base + g.from(), call.bytes, Completion::kBlocking, nullptr));
+      } else {
+        GSHMEM_CHECK(network->get(g.row(j), pe, g.from(), call.bytes, Completion::kNbi));
+      }
+    }
+    GSHMEM_CHECK(network->quiet());
+    GSHMEM_CHECK(run(sync, slot, team, false, nullptr, api));
+    std::vector<detail::Vec16<uint64_t>> out(call.bytes / 16 + 1);
+    if (!g.combine(out.data())) return GSHMEM_ERROR_INVALID_VALUE;
+    if (call.bytes == 0) return GSHMEM_SUCCESS;
+    return local.copy(call.dest, out.data(), call.bytes, Completion::kBlocking, nullptr);
+  }
+
   // Threads per block from a setting: a multiple of 32 in [32, 1024], else the default (with a warning).
   static int threads(int64_t value, const char* name) {
     if (value >= 32 && value <= 1024 && value % 32 == 0) return static_cast<int>(value);

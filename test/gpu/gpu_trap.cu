@@ -5,10 +5,6 @@
 //   gpu_trap net-reduce  (with NVSHMEM_DISABLE_P2P=1) nvshmem_int_sum_reduce on NVSHMEM_TEAM_WORLD from a
 //                        kernel, whose members are reached through the network, which the GPU backend
 //                        does not reduce across yet
-// and, without a trap:
-//   gpu_trap net-reduce-host  (with NVSHMEM_DISABLE_P2P=1) the host's nvshmem_int_sum_reduce and its
-//                        _on_stream form on NVSHMEM_TEAM_WORLD return an error on every PE (after the
-//                        library's message), and the job goes on: a barrier and a put still work.
 // PE 0 runs the kernel; PE 1 waits in a barrier that PE 0 never joins (gshmrun stops it when PE 0
 // fails). The ctest entries check the device message, PE 0's line saying the kernel ended with a CUDA
 // error, and a nonzero exit. A kernel that returns or hangs, or a barrier that returns, prints FAIL.
@@ -31,31 +27,6 @@ __global__ void reduce_kernel(int* dest, const int* source) {
   nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, dest, source, 4);
 }
 
-// Both PEs: the host reductions are refused with an error status, and the job goes on.
-int net_reduce_host(int me) {
-  int* buf = static_cast<int*>(nvshmem_calloc(8, sizeof(int)));
-  MP_CHECK(buf, "nvshmem_calloc failed");
-  const int rc = nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, buf + 4, buf, 4);
-  MP_CHECK(rc != 0, "PE %d: FAIL: nvshmem_int_sum_reduce across the network returned 0", me);
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  const int rc_stream = nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, buf + 4, buf, 4, stream);
-  MP_CHECK(rc_stream != 0, "PE %d: FAIL: nvshmemx_int_sum_reduce_on_stream across the network returned 0", me);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  CUDA_CHECK(cudaStreamDestroy(stream));
-  // The job goes on: a put to the other PE and a barrier.
-  nvshmem_int_p(buf, 40 + me, 1 - me);
-  nvshmem_barrier_all();
-  int got = 0;
-  CUDA_CHECK(cudaMemcpy(&got, buf, sizeof got, cudaMemcpyDeviceToHost));
-  MP_CHECK(got == 40 + (1 - me), "PE %d: FAIL: after the refused reductions a put delivered %d, not %d", me, got,
-           40 + (1 - me));
-  std::printf("PE %d: the host reductions were refused (status %d and %d) and the job went on\n", me, rc, rc_stream);
-  nvshmem_free(buf);
-  nvshmem_finalize();
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,9 +34,8 @@ int main(int argc, char** argv) {
   const int me = nvshmem_my_pe();
   MP_CHECK(nvshmem_n_pes() == 2, "run with 2 PEs");
   const std::string mode = argc > 1 ? argv[1] : "";
-  MP_CHECK(mode == "signal-op" || mode == "wait-cmp" || mode == "net-reduce" || mode == "net-reduce-host",
-           "usage: gpu_trap signal-op|wait-cmp|net-reduce|net-reduce-host (got \"%s\")", mode.c_str());
-  if (mode == "net-reduce-host") return net_reduce_host(me);
+  MP_CHECK(mode == "signal-op" || mode == "wait-cmp" || mode == "net-reduce",
+           "usage: gpu_trap signal-op|wait-cmp|net-reduce (got \"%s\")", mode.c_str());
   auto* word = static_cast<uint64_t*>(nvshmem_calloc(1, sizeof(uint64_t)));
   int* buf = static_cast<int*>(nvshmem_calloc(8, sizeof(int)));
   MP_CHECK(word && buf, "nvshmem_calloc failed");
