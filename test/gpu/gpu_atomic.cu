@@ -79,14 +79,40 @@ GSHMEMT_TYPES_AMO_EXT(GSHMEMT_EXTENDED)
 
 // ---- values -----------------------------------------------------------------------------------------
 
-// Contention runs: kBlocks x kThreads threads per PE, kOps operations each; N = both PEs' operations.
-constexpr int kBlocks = 8, kThreads = 256, kOps = 4;
-constexpr int kPerPe = kBlocks * kThreads * kOps;  // 8192
-constexpr int kN = 2 * kPerPe;                     // 16384: ids below whole()'s limit
+// Contention runs: `blocks` x `threads` threads per PE, `ops` operations each; N = both PEs' operations.
+// The kernels take the shape from their launch (gridDim, blockDim) and `ops`, and the host's checks
+// from the same Shape, so that a scaled run is checked as exactly as the full one.
+struct Shape {
+  int blocks, threads, ops;
+  constexpr int per_pe() const { return blocks * threads * ops; }
+  constexpr int n() const { return 2 * per_pe(); }
+};
+constexpr Shape kFull{8, 256, 4};  // 8192 per PE, N = 16384: ids below whole()'s limit
 // compare_swap loops retry under contention: fewer of them.
-constexpr int kCasBlocks = 4, kCasThreads = 64, kCasOps = 4;
-constexpr int kCasPerPe = kCasBlocks * kCasThreads * kCasOps;
-constexpr int kBitSteps = 400;
+constexpr Shape kCasFull{4, 64, 4};
+constexpr int kBitSteps = 400;  // and/or/xor: operations per bit
+
+// `full` with about 1/gputest::net_scale() of its operations: threads first (down to `min_threads`, at
+// least a warp's worth of even count, so that set + fetch has both kinds), then blocks (down to 2: the
+// operations of a PE still come from several blocks), then operations per thread (down to 1). Unscaled:
+// `full`. At scale 64: 8 x 256 x 4 -> 2 x 32 x 2 (128 per PE); the compare_swap loops 4 x 64 x 4 ->
+// 2 x 8 x 1 (16 per PE).
+Shape scaled_shape(Shape full, int min_threads) {
+  Shape s = full;
+  const int target = std::max(1, full.per_pe() / gputest::net_scale());
+  while (s.per_pe() > target) {
+    if (s.threads / 2 >= min_threads) {
+      s.threads /= 2;
+    } else if (s.blocks / 2 >= 2) {
+      s.blocks /= 2;
+    } else if (s.ops / 2 >= 1) {
+      s.ops /= 2;
+    } else {
+      break;
+    }
+  }
+  return s;
+}
 
 // T's value with the bits `b` (the low sizeof(T) bytes).
 template <class T>
@@ -135,7 +161,7 @@ __host__ __device__ T whole(uint64_t id) {
   const uint64_t hi = 0x10000000 + id;
   return of_bits<T>((hi << 32) | (hash64(hi) & 0xffffffffull));
 }
-constexpr uint64_t kStartId = 0xe000;  // above every operation's id (< kN)
+constexpr uint64_t kStartId = 0xe000;  // above every operation's id (< N, at most 16384)
 // The id of a whole value, or -1 if it is not whole.
 template <class T>
 long long whole_id(uint64_t b) {
@@ -173,18 +199,20 @@ const char* const sequence_checks[] = {
     "fetch after inc, add and quiet",
 };
 
-// The operation's index among all operations of both PEs, and where this PE stores what it fetched.
-__device__ inline void op_index(int me, int k, uint64_t* id, uint64_t* slot) {
+// The operation's index among all operations of both PEs, and where this PE stores what it fetched
+// (operation k of `ops` per thread; the host's Shape of the launch numbers them the same way).
+__device__ inline void op_index(int me, int k, int ops, uint64_t* id, uint64_t* slot) {
   const uint64_t nthreads = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   const uint64_t tid = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t per_pe = nthreads * static_cast<uint64_t>(kOps);
+  const uint64_t per_pe = nthreads * static_cast<uint64_t>(ops);
   *slot = static_cast<uint64_t>(k) * nthreads + tid;
   *id = static_cast<uint64_t>(me) * per_pe + *slot;
 }
 
+// `ops`: operations per thread of the contention runs (the Shape of the launch).
 template <class A>
 __global__ void arith_kernel(int op, typename A::T* word, unsigned long long* fetched, int tgt, int me, uint64_t seed,
-                             Failure* f) {
+                             int ops, Failure* f) {
   using T = typename A::T;
   if (op == kSequence) {
     // One thread; the other PE does nothing meanwhile (the host launches this on one PE).
@@ -226,10 +254,9 @@ __global__ void arith_kernel(int op, typename A::T* word, unsigned long long* fe
     if (v != last) gputest::fail(f, 12, 0, 0, bits_of(last), bits_of(v));
     return;
   }
-  const int ops = op == kCasLoop ? kCasOps : kOps;
   for (int k = 0; k < ops; ++k) {
     uint64_t id, slot;
-    op_index(me, k, &id, &slot);
+    op_index(me, k, ops, &id, &slot);
     switch (op) {
       case kFetchInc:
         fetched[slot] = bits_of(A::finc(word, tgt));
@@ -270,7 +297,7 @@ __global__ void arith_kernel(int op, typename A::T* word, unsigned long long* fe
 
 template <class E>
 __global__ void extended_kernel(int op, typename E::T* word, unsigned long long* fetched, int tgt, int me,
-                                uint64_t seed, Failure* f) {
+                                uint64_t seed, int ops, Failure* f) {
   using T = typename E::T;
   if (op == kSequence) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
@@ -287,9 +314,9 @@ __global__ void extended_kernel(int op, typename E::T* word, unsigned long long*
     if (bits_of(v) != bits_of(z)) gputest::fail(f, 7, 0, 0, bits_of(z), bits_of(v));
     return;
   }
-  for (int k = 0; k < kOps; ++k) {
+  for (int k = 0; k < ops; ++k) {
     uint64_t id, slot;
-    op_index(me, k, &id, &slot);
+    op_index(me, k, ops, &id, &slot);
     if (op == kSwap) {
       fetched[slot] = bits_of(E::swap(word, whole<T>(id), tgt));
     } else if (threadIdx.x % 2 == 0) {
@@ -328,14 +355,16 @@ __host__ __device__ inline int bit_after(int op, int state) {
   return state;
 }
 
+// `steps`: operations per bit (kBitSteps, or fewer under the network scale).
 template <class B>
-__global__ void bitwise_kernel(typename B::T* word, int tgt, int me, uint64_t start, uint64_t seed, Failure* f) {
+__global__ void bitwise_kernel(typename B::T* word, int tgt, int me, uint64_t start, uint64_t seed, int steps,
+                               Failure* f) {
   using T = typename B::T;
   constexpr int kBits = 8 * sizeof(T);
   const int bit = me * (kBits / 2) + static_cast<int>(threadIdx.x);
   const T mask = of_bits<T>(1ull << bit), keep = of_bits<T>(~(1ull << bit));
   int state = static_cast<int>((start >> bit) & 1);
-  for (int k = 0; k < kBitSteps; ++k) {
+  for (int k = 0; k < steps; ++k) {
     const int op = bit_op(seed, bit, k);
     T got{};
     switch (op) {
@@ -376,6 +405,9 @@ __global__ void bitwise_kernel(typename B::T* word, int tgt, int me, uint64_t st
 
 struct Ctx {
   int me = 0;
+  Shape shape = kFull;         // the contention runs
+  Shape cas_shape = kCasFull;  // the compare_swap loops
+  int bit_steps = kBitSteps;
   void* word = nullptr;                   // symmetric: the word every operation targets
   unsigned long long* fetched = nullptr;  // symmetric: what this PE's operations fetched
   gputest::Failures* failures = nullptr;
@@ -480,11 +512,14 @@ void check_swap_chain(const char* what, const std::vector<unsigned long long>& a
 
 // set + fetch: every value fetched is whole and was stored by a set of this run (or is the start
 // value); the final value is one a set stored.
+// `shape`: the launch of the run (a set is an even thread's operation).
 template <class T>
-void check_set_fetch(const char* what, const std::vector<unsigned long long>& all, T start, T final_value) {
-  const uint64_t nthreads = static_cast<uint64_t>(kBlocks) * kThreads;
+void check_set_fetch(const char* what, const std::vector<unsigned long long>& all, T start, T final_value,
+                     const Shape& shape) {
+  const uint64_t nthreads = static_cast<uint64_t>(shape.blocks) * shape.threads;
+  const uint64_t per_pe = static_cast<uint64_t>(shape.per_pe());
   auto stored_by_a_set = [&](long long id) {
-    return id >= 0 && id < kN && ((static_cast<uint64_t>(id) % kPerPe) % nthreads) % 2 == 0;
+    return id >= 0 && id < shape.n() && ((static_cast<uint64_t>(id) % per_pe) % nthreads) % 2 == 0;
   };
   for (size_t i = 0; i < all.size(); ++i) {
     if ((all[i] & word_mask<T>()) == (bits_of(start) & word_mask<T>())) continue;
@@ -506,7 +541,8 @@ void arith_suite(Ctx& c) {
       const uint64_t seed = mp::seed_of(0, ++c.round, 0xa70);
       const T start = op == kSwap || op == kSetFetch ? whole<T>(kStartId) : of_bits<T>(hash64(seed));
       const bool cas = op == kCasLoop;
-      const size_t per_pe = op == kInc || op == kAdd || op == kSequence ? 0 : cas ? kCasPerPe : kPerPe;
+      const Shape& shape = cas ? c.cas_shape : c.shape;
+      const size_t per_pe = op == kInc || op == kAdd || op == kSequence ? 0 : static_cast<size_t>(shape.per_pe());
       auto* word = static_cast<T*>(c.word);
       if (op == kSequence) {
         // Each PE in turn runs the sequence against the word: once local, once remote.
@@ -518,25 +554,22 @@ void arith_suite(Ctx& c) {
           gputest::Failure fl;
           run<T>(
               c, tgt, actor, start, 0, what.c_str(),
-              [&] { arith_kernel<A><<<1, 1>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev()); }, &all, &fin,
-              &fl);
+              [&] { arith_kernel<A><<<1, 1>>>(op, word, c.fetched, tgt, c.me, seed, 0, c.failures->dev()); }, &all,
+              &fin, &fl);
           check_sequence_run<T>(what, fl);
         }
         continue;
       }
       const std::string what = "nvshmem_" + type + "_atomic_" + op_names[op] + " by both PEs " + where(c.me, tgt) +
-                               ", " + std::to_string(2 * (cas ? kCasPerPe : kPerPe)) + " operations";
+                               ", " + std::to_string(shape.n()) + " operations";
       std::vector<unsigned long long> all;
       T fin{};
       gputest::Failure fl;
       const bool checker = run<T>(
           c, tgt, -1, start, per_pe, what.c_str(),
           [&] {
-            if (cas) {
-              arith_kernel<A><<<kCasBlocks, kCasThreads>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev());
-            } else {
-              arith_kernel<A><<<kBlocks, kThreads>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev());
-            }
+            arith_kernel<A>
+                <<<shape.blocks, shape.threads>>>(op, word, c.fetched, tgt, c.me, seed, shape.ops, c.failures->dev());
           },
           &all, &fin, &fl);
       if (!checker) continue;
@@ -546,7 +579,7 @@ void arith_suite(Ctx& c) {
           check_sequence<T>(what.c_str(), all, start, fin);
           break;
         case kInc: {
-          const T want = wrap_add<T>(start, static_cast<T>(kN));
+          const T want = wrap_add<T>(start, static_cast<T>(shape.n()));
           MP_CHECK(bits_of(fin) == bits_of(want), "%s: final value %s, expected %s", what.c_str(),
                    gputest::show<T>(bits_of(fin)).c_str(), gputest::show<T>(bits_of(want)).c_str());
           break;
@@ -557,7 +590,7 @@ void arith_suite(Ctx& c) {
           std::vector<std::pair<uint64_t, uint64_t>> chain;  // (offset, operand)
           for (size_t i = 0; i < all.size(); ++i) {
             chain.emplace_back(offset_of(from_bits<T>(all[i]), start),
-                               bits_of(add_operand<T>(seed, id_of_index<T>(i, kPerPe, c.me))) & word_mask<T>());
+                               bits_of(add_operand<T>(seed, id_of_index<T>(i, per_pe, c.me))) & word_mask<T>());
           }
           std::sort(chain.begin(), chain.end());
           uint64_t expect = 0;
@@ -576,7 +609,7 @@ void arith_suite(Ctx& c) {
         }
         case kAdd: {
           uint64_t sum = 0;
-          for (uint64_t id = 0; id < static_cast<uint64_t>(kN); ++id) sum += bits_of(add_operand<T>(seed, id));
+          for (uint64_t id = 0; id < static_cast<uint64_t>(shape.n()); ++id) sum += bits_of(add_operand<T>(seed, id));
           const T want = wrap_add<T>(start, of_bits<T>(sum));
           MP_CHECK(bits_of(fin) == bits_of(want), "%s: final value %s, expected %s", what.c_str(),
                    gputest::show<T>(bits_of(fin)).c_str(), gputest::show<T>(bits_of(want)).c_str());
@@ -586,7 +619,7 @@ void arith_suite(Ctx& c) {
           check_swap_chain<T>(what.c_str(), all, start, fin, c.me);
           break;
         case kSetFetch:
-          check_set_fetch<T>(what.c_str(), all, start, fin);
+          check_set_fetch<T>(what.c_str(), all, start, fin, shape);
           break;
       }
     }
@@ -613,27 +646,31 @@ void extended_suite(Ctx& c) {
           gputest::Failure fl;
           run<T>(
               c, tgt, actor, start, 0, what.c_str(),
-              [&] { extended_kernel<E><<<1, 1>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev()); }, &all,
+              [&] { extended_kernel<E><<<1, 1>>>(op, word, c.fetched, tgt, c.me, seed, 0, c.failures->dev()); }, &all,
               &fin, &fl);
           check_sequence_run<T>(what, fl);
         }
         continue;
       }
       const T start = whole<T>(kStartId);
+      const Shape& shape = c.shape;
       const std::string what = "nvshmem_" + type + "_atomic_" + op_names[op] + " by both PEs " + where(c.me, tgt) +
-                               ", " + std::to_string(kN) + " operations";
+                               ", " + std::to_string(shape.n()) + " operations";
       std::vector<unsigned long long> all;
       T fin{};
       gputest::Failure fl;
       const bool checker = run<T>(
-          c, tgt, -1, start, kPerPe, what.c_str(),
-          [&] { extended_kernel<E><<<kBlocks, kThreads>>>(op, word, c.fetched, tgt, c.me, seed, c.failures->dev()); },
+          c, tgt, -1, start, static_cast<size_t>(shape.per_pe()), what.c_str(),
+          [&] {
+            extended_kernel<E>
+                <<<shape.blocks, shape.threads>>>(op, word, c.fetched, tgt, c.me, seed, shape.ops, c.failures->dev());
+          },
           &all, &fin, &fl);
       if (!checker) continue;
       if (op == kSwap) {
         check_swap_chain<T>(what.c_str(), all, start, fin, c.me);
       } else {
-        check_set_fetch<T>(what.c_str(), all, start, fin);
+        check_set_fetch<T>(what.c_str(), all, start, fin, shape);
       }
     }
   }
@@ -653,7 +690,7 @@ void bitwise_suite(Ctx& c) {
     c.failures->reset();
     if (c.me == tgt) CUDA_CHECK(cudaMemcpy(word, &start, sizeof(T), cudaMemcpyHostToDevice));
     gputest::sync_and_barrier();
-    bitwise_kernel<B><<<1, kBits / 2>>>(word, tgt, c.me, start, seed, c.failures->dev());
+    bitwise_kernel<B><<<1, kBits / 2>>>(word, tgt, c.me, start, seed, c.bit_steps, c.failures->dev());
     CUDA_CHECK(cudaGetLastError());
     gputest::sync_or_die(0, 30, [&] { return what; });
     gputest::sync_and_barrier();
@@ -667,7 +704,7 @@ void bitwise_suite(Ctx& c) {
       uint64_t want = 0;
       for (int bit = 0; bit < kBits; ++bit) {
         int state = static_cast<int>((start >> bit) & 1);
-        for (int k = 0; k < kBitSteps; ++k) state = bit_after(bit_op(seed, bit, k), state);
+        for (int k = 0; k < c.bit_steps; ++k) state = bit_after(bit_op(seed, bit, k), state);
         want |= static_cast<uint64_t>(state) << bit;
       }
       T fin{};
@@ -687,8 +724,15 @@ int main() {
   MP_CHECK(nvshmem_n_pes() == 2, "run with 2 PEs");
   Ctx c;
   c.me = nvshmem_my_pe();
+  // Under the network scale every atomic on the other PE's word is a network round trip: fewer of them,
+  // still from both PEs and several blocks at once. The bit runs keep their threads (one per bit) and take
+  // fewer steps (8 at scale 64: with 16 to 32 bits per PE every operation still comes up).
+  c.shape = scaled_shape(kFull, 32);
+  c.cas_shape = scaled_shape(kCasFull, 8);
+  c.bit_steps = gputest::scaled(kBitSteps, 8);
   c.word = nvshmem_malloc(64);
-  c.fetched = static_cast<unsigned long long*>(nvshmem_malloc(kPerPe * sizeof(unsigned long long)));
+  // Sized for the full shape (the scaled one uses its start).
+  c.fetched = static_cast<unsigned long long*>(nvshmem_malloc(kFull.per_pe() * sizeof(unsigned long long)));
   MP_CHECK(c.word && c.fetched, "nvshmem_malloc failed");
   {
     gputest::Failures failures;
@@ -707,7 +751,7 @@ int main() {
   }
   nvshmem_free(c.fetched);
   nvshmem_free(c.word);
-  if (c.me == 0) std::printf("gpu_atomic: every check passed on 2 PEs\n");
+  if (c.me == 0) std::printf("gpu_atomic: every check passed on 2 PEs%s\n", gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

@@ -12,6 +12,11 @@
 // both sides of the thresholds an implementation may switch algorithms at. The data of every
 // member depends on (family, collective, team, scope, size, member), so stale data never passes.
 //
+// Under the network scale (GSHMEMT_NET_SCALE, gputest::net_scale), where every operation to another PE
+// is a network round trip: the two largest sizes, the rounds of the syncs and the ring kernel, the ints
+// of the ring, and the graph replays are divided by the scale (at scale 64: 16 KiB and 80 KiB, 4
+// rounds, 32 ints, 4 replays); every family, collective, scope, team and form still runs.
+//
 // Sub-tests (argv[1]: "all" or nothing runs them all; several separated by commas):
 //   device  the device team queries (my_pe, n_pes, translate_pe; -1 for NVSHMEM_TEAM_INVALID);
 //           nvshmem_barrier and nvshmem_team_sync at thread, warp and block scope: after each, every
@@ -59,9 +64,16 @@ constexpr size_t kMiB = size_t{1} << 20;
 constexpr size_t kMaxBytes = 5 * kMiB;  // the largest block of a collective
 constexpr int kSyncRounds = 20;
 constexpr int kReplays = 100;
-constexpr int kRing = 256;  // ints per bank of the ring kernel
+constexpr int kRing = 256;  // ints per bank of the ring kernel (the most it puts per round)
 constexpr int kRingRounds = 10;
 constexpr double kHang = 120;  // seconds before a kernel counts as hung
+
+// The counts above under the network scale. The syncs and the ring keep both banks of their
+// alternation, each used twice, and the ring's two barrier forms (odd and even rounds).
+int scaled_sync_rounds() { return gputest::scaled(kSyncRounds, 4); }
+int scaled_replays() { return gputest::scaled(kReplays, 4); }
+int scaled_ring_ints() { return gputest::scaled(kRing, 32); }
+int scaled_ring_rounds() { return gputest::scaled(kRingRounds, 4); }
 
 enum Coll { kBroadcast = 0, kFcollect = 1, kAlltoall = 2 };
 const char* const kCollNames[] = {"broadcast", "fcollect", "alltoall"};
@@ -229,11 +241,12 @@ struct SizeList {
 };
 // Thread scope moves megabytes with one thread, so it stops at 64 KiB + 3 (1 MiB for the int and mem
 // families); warp scope stops at 1 MiB; block scope, the stream and the host forms take them all.
+// Under the network scale the two largest are divided by it (16 KiB and 80 KiB at 64).
 SizeList sizes_for(int scope, bool big_thread) {
   SizeList l;
   for (size_t b : {size_t{0}, size_t{1}, size_t{7}, size_t{64}, size_t{1000}, size_t{4096}}) l.bytes[l.count++] = b;
-  if (scope >= 1 || big_thread) l.bytes[l.count++] = kMiB;
-  if (scope >= 2) l.bytes[l.count++] = kMaxBytes;
+  if (scope >= 1 || big_thread) l.bytes[l.count++] = gputest::scaled(kMiB, 16u << 10);
+  if (scope >= 2) l.bytes[l.count++] = gputest::scaled(kMaxBytes, 80u << 10);
   l.bytes[l.count++] = 65536 + 3;
   return l;
 }
@@ -372,12 +385,13 @@ __host__ __device__ inline uint64_t sync_value(uint64_t tag, int r, int member) 
   return (tag << 40) | (static_cast<uint64_t>(r) << 16) | static_cast<uint64_t>(member);
 }
 
-// Each round thread 0 puts the round's value into this member's slot on every member (nvshmem_quiet
-// after them when the sync is team_sync, which does not complete puts), then the barrier or sync,
-// then every member's slot must hold the round's value. Two banks alternate.
-__global__ void sync_rounds(int scope, bool barrier, nvshmem_team_t team, uint64_t* slots, uint64_t tag, Failure* f) {
+// Each of `rounds` rounds thread 0 puts the round's value into this member's slot on every member
+// (nvshmem_quiet after them when the sync is team_sync, which does not complete puts), then the barrier
+// or sync, then every member's slot must hold the round's value. Two banks alternate.
+__global__ void sync_rounds(int scope, bool barrier, nvshmem_team_t team, uint64_t* slots, uint64_t tag, int rounds,
+                            Failure* f) {
   const int me = nvshmem_team_my_pe(team), n = nvshmem_team_n_pes(team);
-  for (int r = 1; r <= kSyncRounds; ++r) {
+  for (int r = 1; r <= rounds; ++r) {
     uint64_t* bank = slots + (r % 2) * n;
     if (threadIdx.x == 0) {
       for (int k = 0; k < n; ++k) {
@@ -404,7 +418,8 @@ void device_syncs(Ctx& c) {
         if (t.index >= 0) {
           c.failures->reset();
           const uint64_t tag = (ti * 3 + scope) * 2 + barrier + 1;
-          sync_rounds<<<1, 128, 0, c.st>>>(scope, barrier != 0, t.handle, c.sync_slots, tag, c.failures->dev());
+          sync_rounds<<<1, 128, 0, c.st>>>(scope, barrier != 0, t.handle, c.sync_slots, tag, scaled_sync_rounds(),
+                                           c.failures->dev());
           CUDA_CHECK(cudaGetLastError());
           const std::string what = std::string(scope == 0 ? "nvshmem_" : "nvshmemx_") +
                                    (barrier ? "barrier" : "team_sync") + kScopeForms[scope] + " on " + team_text(t);
@@ -426,7 +441,7 @@ void device_syncs(Ctx& c) {
   if (c.me == 0) {
     std::printf(
         "gpu_coll: device nvshmem_barrier and nvshmem_team_sync (thread, warp, block) on %zu teams, %d rounds\n",
-        c.teams.size(), kSyncRounds);
+        c.teams.size(), scaled_sync_rounds());
   }
 }
 
@@ -777,7 +792,7 @@ void graph_team(Ctx& c, size_t ti) {
   }
   std::vector<int> got(total);
   unsigned long long checksum = 0;
-  for (int rep = 1; rep <= kReplays; ++rep) {
+  for (int rep = 1; rep <= scaled_replays(); ++rep) {
     CUDA_CHECK(cudaGraphLaunch(exec, c.st));
     const std::string what = "the graph of nvshmemx_barrier_on_stream, nvshmemx_int_broadcast_on_stream (root " +
                              std::to_string(root) +
@@ -826,7 +841,7 @@ void run_graph(Ctx& c) {
     std::printf(
         "gpu_coll: CUDA graph of barrier, int broadcast, fcollect, alltoall and team_sync on stream, %d "
         "replays on %s and on %s\n",
-        kReplays, c.teams[0].name.c_str(), c.teams[2].name.c_str());
+        scaled_replays(), c.teams[0].name.c_str(), c.teams[2].name.c_str());
   }
 }
 
@@ -837,16 +852,17 @@ __host__ __device__ inline int ring_val(uint64_t seed, int pe, int r, int i) {
       hash64(seed ^ (static_cast<uint64_t>(pe) << 48) ^ (static_cast<uint64_t>(r) << 24) ^ static_cast<uint64_t>(i)));
 }
 
-// ring: [2][kRing] slots, [1] this PE's value, [npes] gathered. Each round every thread puts its int to
-// the next PE, a barrier_all (thread 0, or the block form on even rounds), then the previous PE's
-// ints must be here. Then every PE's value through nvshmemx_int_fcollect_block on the world team.
-__global__ void ring_kernel(int* ring, uint64_t seed, Failure* f, unsigned long long* launches) {
+// ring: [2][kRing] slots, [1] this PE's value, [npes] gathered. Each of `rounds` rounds the threads put
+// the first `ints` (at most kRing) of their bank's ints to the next PE, a barrier_all (thread 0, or the
+// block form on even rounds), then the previous PE's ints must be here. Then every PE's value through
+// nvshmemx_int_fcollect_block on the world team.
+__global__ void ring_kernel(int* ring, uint64_t seed, Failure* f, unsigned long long* launches, int ints, int rounds) {
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
   const int next = (me + 1) % n, prev = (me + n - 1) % n;
   if (threadIdx.x == 0) atomicAdd(launches, 1ull);
-  for (int r = 1; r <= kRingRounds; ++r) {
+  for (int r = 1; r <= rounds; ++r) {
     int* bank = ring + (r % 2) * kRing;
-    for (int i = threadIdx.x; i < kRing; i += blockDim.x) nvshmem_int_p(bank + i, ring_val(seed, me, r, i), next);
+    for (int i = threadIdx.x; i < ints; i += blockDim.x) nvshmem_int_p(bank + i, ring_val(seed, me, r, i), next);
     __syncthreads();
     if (r % 2) {
       if (threadIdx.x == 0) nvshmem_barrier_all();
@@ -854,7 +870,7 @@ __global__ void ring_kernel(int* ring, uint64_t seed, Failure* f, unsigned long 
     } else {
       nvshmemx_barrier_all_block();
     }
-    for (int i = threadIdx.x; i < kRing; i += blockDim.x) {
+    for (int i = threadIdx.x; i < ints; i += blockDim.x) {
       const int v = reinterpret_cast<volatile int*>(bank)[i], want = ring_val(seed, prev, r, i);
       if (v != want) gputest::fail(f, 1, i, r, static_cast<unsigned>(want), static_cast<unsigned>(v));
     }
@@ -882,7 +898,8 @@ void run_launch(Ctx& c) {
     uint64_t seed = hash64(0xc011ec7ull + l);
     Failure* f = c.failures->dev();
     int* ring = c.ring;
-    void* args[] = {&ring, &seed, &f, &launches};
+    int ints = scaled_ring_ints(), rounds = scaled_ring_rounds();
+    void* args[] = {&ring, &seed, &f, &launches, &ints, &rounds};
     const int rc =
         nvshmemx_collective_launch(reinterpret_cast<const void*>(ring_kernel), dim3(1), dim3(128), args, 0, c.st);
     MP_CHECK(rc == 0,
@@ -973,7 +990,7 @@ int main(int argc, char** argv) {
   nvshmem_free(c.sync_slots);
   nvshmem_free(c.sym_dst);
   nvshmem_free(c.sym_src);
-  if (c.me == 0) std::printf("gpu_coll %s: passed on %d PEs\n", what.c_str(), c.npes);
+  if (c.me == 0) std::printf("gpu_coll %s: passed on %d PEs%s\n", what.c_str(), c.npes, gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

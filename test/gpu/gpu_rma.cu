@@ -104,10 +104,19 @@ void launch(int op, int scope, char* dst, const char* src, size_t n, int pe) {
   KERNEL_CHECK();
 }
 
+// Every size from 1 to 40, then 4^k - 1, 4^k and 4^k + 3 from 64 up to 256 KiB (thread scope) or 16 MiB.
+// Under the network scale (gputest::net_scale), where each transfer is a network round trip: of 1 to
+// 40 only 1 to 9 and those next to a multiple of 16 (15, 16, 17, 31, 32, 33, 40), and the largest size
+// divided by the scale (4 KiB and 256 KiB at 64), so that the sizes still cover odd and aligned lengths
+// and lengths that need one copy loop pass and many.
 std::vector<size_t> sizes_for(int scope) {
+  const bool reduced = gputest::net_scale() > 1;
   std::vector<size_t> s;
-  for (size_t i = 1; i <= 40; ++i) s.push_back(i);
-  for (size_t p = 64; p <= (scope == kThread ? (256u << 10) : (16u << 20)); p *= 4) {
+  for (size_t i = 1; i <= 40; ++i) {
+    if (!reduced || i <= 9 || i % 16 <= 1 || i % 16 == 15 || i == 40) s.push_back(i);
+  }
+  const size_t top = gputest::scaled<size_t>(scope == kThread ? (256u << 10) : (16u << 20), 4096);
+  for (size_t p = 64; p <= top; p *= 4) {
     s.push_back(p - 1);
     s.push_back(p);
     s.push_back(p + 3);
@@ -171,7 +180,8 @@ int main() {
     }
   }
   {
-    const size_t n = 1u << 20;  // bytes
+    // Bytes: 16 KiB under the network scale at 64 (the loop's shape, not its size, is what it checks).
+    const size_t n = gputest::scaled<size_t>(1u << 20, 4096);
     ++round;
     mp::fill(host.data(), n, mp::seed_of(me, round));
     CUDA_CHECK(cudaMemcpy(sym_src, host.data(), n, cudaMemcpyHostToDevice));
@@ -190,7 +200,8 @@ int main() {
   CUDA_CHECK(cudaFree(dev_dst));
   nvshmem_free(sym_src);
   nvshmem_free(sym_dst);
-  if (me == 0) std::printf("gpu_rma: %zu transfers verified on %d PEs\n", checked, npes);
+  if (me == 0)
+    std::printf("gpu_rma: %zu transfers verified on %d PEs%s\n", checked, npes, gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

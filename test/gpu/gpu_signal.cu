@@ -376,17 +376,20 @@ void run_exchange(const Buffers& b, const Config& cfg, gputest::Failures& failur
   }
 }
 
+// Under the network scale (gputest::net_scale), where every put_signal and acknowledgement is a network
+// round trip: 4 rounds (both buffers, each reused once, both waits), thread scope with 8 threads per
+// block (16 groups instead of 128), warp scope with 48 threads (a full warp and a partial one of 16).
 template <class A>
 void sweep(const Buffers& b, gputest::Failures& failures, gputest::Progress& progress, uint64_t* round) {
   for (int scope = kThread; scope <= kBlock; ++scope) {
     for (int nbi = 0; nbi < 2; ++nbi) {
       for (int sig_op : {NVSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD}) {
-        Config cfg{A::name, scope, nbi, sig_op, 2, 0, 0, 6};
+        Config cfg{A::name, scope, nbi, sig_op, 2, 0, 0, gputest::scaled(6, 4)};
         if (scope == kThread) {
-          cfg.threads = 64;
+          cfg.threads = gputest::scaled(64, 8);
           cfg.bytes = 512;
         } else if (scope == kWarp) {
-          cfg.threads = 112;  // 3 full warps and a partial one of 16 threads
+          cfg.threads = gputest::net_scale() > 1 ? 48 : 112;  // 3 (or 1) full warps and a partial one of 16 threads
           cfg.bytes = 4096;
         } else {
           cfg.threads = 256;
@@ -457,19 +460,22 @@ int main() {
     sweep<Sized_128>(b, failures, progress, &round);
     sweep<Mem>(b, failures, progress, &round);
 
-    // Long runs of large blocks: a signal that overtakes its data shows.
+    // Long runs of large blocks: a signal that overtakes its data shows. Under the network scale the
+    // rounds are divided by it (at least 8), with every group and block size kept.
     {
-      Config c1{Mem::name, kBlock, 0, NVSHMEM_SIGNAL_SET, 4, 512, 256u << 10, 1500};
+      const int r1500 = gputest::scaled(1500, 8), r2000 = gputest::scaled(2000, 8);
+      const int r3000 = gputest::scaled(3000, 8);
+      Config c1{Mem::name, kBlock, 0, NVSHMEM_SIGNAL_SET, 4, 512, 256u << 10, r1500};
       run_exchange<PutSignal<Mem>>(b, c1, failures, progress, mp::seed_of(0, ++round, 1));
-      Config c2{Typed_uint64::name, kBlock, 1, NVSHMEM_SIGNAL_ADD, 8, 1024, 128u << 10, 1500};
+      Config c2{Typed_uint64::name, kBlock, 1, NVSHMEM_SIGNAL_ADD, 8, 1024, 128u << 10, r1500};
       run_exchange<PutSignal<Typed_uint64>>(b, c2, failures, progress, mp::seed_of(0, ++round, 2));
-      Config c3{Sized_128::name, kWarp, 0, NVSHMEM_SIGNAL_ADD, 8, 256, 16u << 10, 3000};
+      Config c3{Sized_128::name, kWarp, 0, NVSHMEM_SIGNAL_ADD, 8, 256, 16u << 10, r3000};
       run_exchange<PutSignal<Sized_128>>(b, c3, failures, progress, mp::seed_of(0, ++round, 3));
-      Config c4{Typed_int::name, kWarp, 1, NVSHMEM_SIGNAL_SET, 8, 240, 8u << 10, 3000};
+      Config c4{Typed_int::name, kWarp, 1, NVSHMEM_SIGNAL_SET, 8, 240, 8u << 10, r3000};
       run_exchange<PutSignal<Typed_int>>(b, c4, failures, progress, mp::seed_of(0, ++round, 4));
-      Config c5{Typed_char::name, kThread, 0, NVSHMEM_SIGNAL_SET, 4, 128, 2048, 2000};
+      Config c5{Typed_char::name, kThread, 0, NVSHMEM_SIGNAL_SET, 4, 128, 2048, r2000};
       run_exchange<PutSignal<Typed_char>>(b, c5, failures, progress, mp::seed_of(0, ++round, 5));
-      Config c6{Sized_64::name, kThread, 1, NVSHMEM_SIGNAL_ADD, 4, 128, 1024, 2000};
+      Config c6{Sized_64::name, kThread, 1, NVSHMEM_SIGNAL_ADD, 4, 128, 1024, r2000};
       run_exchange<PutSignal<Sized_64>>(b, c6, failures, progress, mp::seed_of(0, ++round, 6));
       if (me == 0) std::printf("gpu_signal: long runs of large blocks at every scope\n");
     }
@@ -484,9 +490,16 @@ int main() {
                 8,
                 256,
                 16u << 10,
-                3000};
+                gputest::scaled(3000, 8)};
       run_exchange<FenceThenPut>(b, f1, failures, progress, mp::seed_of(0, ++round, 7));
-      Config q1{"nvshmem_putmem_nbi + nvshmem_quiet + nvshmem_uint64_p (flag)", kThread, 0, 0, 4, 128, 2048, 2000};
+      Config q1{"nvshmem_putmem_nbi + nvshmem_quiet + nvshmem_uint64_p (flag)",
+                kThread,
+                0,
+                0,
+                4,
+                128,
+                2048,
+                gputest::scaled(2000, 8)};
       run_exchange<QuietThenP>(b, q1, failures, progress, mp::seed_of(0, ++round, 8));
       if (me == 0) std::printf("gpu_signal: fence orders two puts; quiet completes puts before a flag\n");
     }
@@ -497,7 +510,8 @@ int main() {
       progress.clear();
       CUDA_CHECK(cudaMemset(sig, 0, 2 * sizeof(uint64_t)));
       gputest::sync_and_barrier();
-      const int turns = 2048;
+      // Under the network scale 128 turns: 64 of SET, then 64 of ADD.
+      const int turns = gputest::scaled(2048, 128);
       ping_pong<<<1, 1>>>(sig, sig + 1, me, 1 - me, turns, mp::seed_of(0, ++round, 9), failures.dev(), progress.dev());
       CUDA_CHECK(cudaGetLastError());
       gputest::sync_or_die(0, 30, [&] {
@@ -505,24 +519,28 @@ int main() {
       });
       gputest::sync_and_barrier();
       check_ping(failures.get(), "nvshmemx_signal_op (SET, ADD) ping-pong with nvshmem_signal_wait_until(EQ)");
+      // The storm: 8 blocks of 1024 threads per PE; under the network scale 2 blocks of 64 (128 per PE).
+      const int storm_blocks = gputest::scaled(8, 2), storm_threads = gputest::scaled(1024, 64);
+      const uint64_t storm_ids = 2ull * static_cast<uint64_t>(storm_blocks) * static_cast<uint64_t>(storm_threads);
       for (int tgt = 0; tgt < 2; ++tgt) {
         const uint64_t seed = mp::seed_of(0, ++round, 10);
         const uint64_t start = hash64(seed) >> 8;
         if (me == tgt) CUDA_CHECK(cudaMemcpy(sig, &start, sizeof start, cudaMemcpyHostToDevice));
         gputest::sync_and_barrier();
-        add_storm<<<8, 1024>>>(sig, tgt, me, seed);
+        add_storm<<<storm_blocks, storm_threads>>>(sig, tgt, me, seed);
         CUDA_CHECK(cudaGetLastError());
         gputest::sync_or_die(0, 30, [] { return std::string("nvshmemx_signal_op(ADD) from every thread"); });
         gputest::sync_and_barrier();
         if (me == tgt) {
           uint64_t want = start;
-          for (uint64_t id = 0; id < 2 * 8 * 1024; ++id) want += storm_operand(seed, id);
+          for (uint64_t id = 0; id < storm_ids; ++id) want += storm_operand(seed, id);
           uint64_t got = 0;
           CUDA_CHECK(cudaMemcpy(&got, sig, sizeof got, cudaMemcpyDeviceToHost));
           MP_CHECK(got == want,
-                   "nvshmemx_signal_op(NVSHMEM_SIGNAL_ADD) by 16384 threads of both PEs on PE %d's signal: %llu, "
+                   "nvshmemx_signal_op(NVSHMEM_SIGNAL_ADD) by %llu threads of both PEs on PE %d's signal: %llu, "
                    "expected %llu",
-                   tgt, static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
+                   static_cast<unsigned long long>(storm_ids), tgt, static_cast<unsigned long long>(got),
+                   static_cast<unsigned long long>(want));
         }
         gputest::sync_and_barrier();
       }
@@ -561,7 +579,7 @@ int main() {
   nvshmem_free(b.ack_sig);
   nvshmem_free(b.data_sig);
   nvshmem_free(b.recv);
-  if (me == 0) std::printf("gpu_signal: every check passed on 2 PEs\n");
+  if (me == 0) std::printf("gpu_signal: every check passed on 2 PEs%s\n", gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

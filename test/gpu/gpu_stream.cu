@@ -331,8 +331,10 @@ void rma_suite(Ctx& c) {
   const uint64_t h = hash64(mp::seed_of(0, r, 0x57));  // the same on both PEs
   const size_t n = 1000 + h % 20000 / e;               // elements of the contiguous transfers
   const ptrdiff_t ds = 1 + static_cast<ptrdiff_t>((h >> 20) % 5), ss = 1 + static_cast<ptrdiff_t>((h >> 24) % 5);
-  // Elements of the strided transfers: at most 20000 (a 2-D copy of many tiny rows is slow).
-  const size_t m = 1 + (h >> 32) % std::min<size_t>(kRegion / e / 6, 20000);
+  // Elements of the strided transfers: at most 20000 (a 2-D copy of many tiny rows is slow). Under the
+  // network scale (gputest::net_scale), where each element is a network operation, at most 1/scale of
+  // that (312 at 64; 170 for 16-byte elements).
+  const size_t m = 1 + (h >> 32) % gputest::scaled(std::min<size_t>(kRegion / e / 6, 20000), 16);
   const uint64_t seed_put = round_seed(r, c.me, 1), seed_put2 = round_seed(r, c.me, 2);
   const uint64_t seed_sym = round_seed(r, c.me, 3);
   const std::string what = std::string(S::name);
@@ -647,7 +649,7 @@ void sync_all_suite(Ctx& c) {
 void quiet_suite(Ctx& c) {
   uint64_t* flag = c.sig + 2;
   CUDA_CHECK(cudaMemset(flag, 0, sizeof(uint64_t)));
-  const size_t n = 4u << 20;
+  const size_t n = gputest::scaled<size_t>(4u << 20, 64u << 10);  // 4 MiB; 64 KiB under the network scale at 64
   gputest::sync_and_barrier();
   for (int r = 1; r <= 4; ++r) {
     const uint64_t rr = ++c.round;
@@ -659,8 +661,9 @@ void quiet_suite(Ctx& c) {
     wait_flag_then_verify<<<1, 1024, 0, c.s>>>(flag, static_cast<uint64_t>(r), c.sym_dst, n, round_seed(rr, c.peer, 9),
                                                kQuietData, c.failures->dev());
     CUDA_CHECK(cudaGetLastError());
-    const std::string what =
-        "nvshmemx_putmem_nbi_on_stream of 4 MiB, nvshmemx_quiet_on_stream, then a flag, round " + std::to_string(r);
+    const std::string size = n % (1u << 20) == 0 ? std::to_string(n >> 20) + " MiB" : std::to_string(n >> 10) + " KiB";
+    const std::string what = "nvshmemx_putmem_nbi_on_stream of " + size +
+                             ", nvshmemx_quiet_on_stream, then a flag, round " + std::to_string(r);
     sync(c, what);
     check_failures(c, what);
     gputest::sync_and_barrier();
@@ -680,7 +683,7 @@ void graph_suite(Ctx& c) {
   char* recv = c.sym_dst;
   int* irecv = reinterpret_cast<int*>(c.sym_dst + kRegion);
   int* pword = reinterpret_cast<int*>(c.sym_dst + 2 * kRegion);
-  const size_t m = 1000;
+  const size_t m = gputest::scaled<size_t>(1000, 16);  // ints of the iput (16 under the network scale at 64)
   const uint64_t base = mp::seed_of(0, ++c.round, 0x6a);
   CUDA_CHECK(cudaMemset(c.rec, 0, 16 * sizeof(unsigned long long)));
   CUDA_CHECK(cudaMemset(c.sig + 3, 0, 3 * sizeof(uint64_t)));
@@ -794,8 +797,8 @@ void graph_suite(Ctx& c) {
 //    peer's next updates after that.
 void graph_c_suite(Ctx& c) {
   const size_t n = 64u << 10, nf = n / sizeof(float);
-  const size_t m = 1000, sst = 3;            // iget: m floats, source stride 3
-  const unsigned long long kLate = 3000000;  // ns: each pause of the late PE
+  const size_t m = gputest::scaled<size_t>(1000, 16), sst = 3;  // iget: m floats (16 at scale 64), source stride 3
+  const unsigned long long kLate = 3000000;                     // ns: each pause of the late PE
   auto region = [](char* base, int k) { return base + static_cast<size_t>(k) * kRegion; };
   unsigned long long* round = c.rec;                        // device: the graph's round
   uint64_t* cmpv = reinterpret_cast<uint64_t*>(c.rec + 8);  // written by next_round, unused here
@@ -974,7 +977,7 @@ int main() {
   nvshmem_free(c.sig);
   nvshmem_free(c.sym_src);
   nvshmem_free(c.sym_dst);
-  if (c.me == 0) std::printf("gpu_stream: every check passed on 2 PEs\n");
+  if (c.me == 0) std::printf("gpu_stream: every check passed on 2 PEs%s\n", gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

@@ -173,14 +173,20 @@ void run_one(const Buffers& b, int op, int scope, size_t n, ptrdiff_t dst, ptrdi
   gputest::sync_and_barrier();  // the buffers are refilled next
 }
 
+// Each API at each scope: one to three elements, then two random counts (one of them possibly
+// contiguous) of up to 600 elements at thread scope and 3000 at warp and block scope. Under the network
+// scale (gputest::net_scale), where every element is a network round trip, the largest counts are
+// divided by it (9 and 46 at 64: the partial second warp of 16 threads may still take two elements a
+// thread; the block's 208 threads take at most one each, their loop is left to the full runs).
 template <class A>
 void suite(const Buffers& b, uint64_t* round) {
+  const size_t max_thread = gputest::scaled<size_t>(600, 8), max_group = gputest::scaled<size_t>(3000, 40);
   for (int op = kIput; op <= kIget; ++op) {
     for (int scope = kThread; scope <= kBlock; ++scope) {
       for (int k = 0; k < 3; ++k) {
         const uint64_t r = ++*round;
         const uint64_t h = gputest::hash64(mp::seed_of(0, r, 0x57d));  // the same on both PEs
-        const size_t max_n = scope == kThread ? 600 : 3000;
+        const size_t max_n = scope == kThread ? max_thread : max_group;
         size_t n = 1 + h % max_n;
         ptrdiff_t dst = 1 + static_cast<ptrdiff_t>((h >> 20) % 9), sst = 1 + static_cast<ptrdiff_t>((h >> 28) % 9);
         if (k == 0) {
@@ -223,7 +229,7 @@ int main() {
   CUDA_CHECK(cudaFree(b.dev_dst));
   nvshmem_free(b.sym_src);
   nvshmem_free(b.sym_dst);
-  if (nvshmem_my_pe() == 0) std::printf("gpu_strided: every check passed on 2 PEs\n");
+  if (nvshmem_my_pe() == 0) std::printf("gpu_strided: every check passed on 2 PEs%s\n", gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

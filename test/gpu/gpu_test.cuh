@@ -7,6 +7,8 @@
 #include <nvshmemx.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -42,8 +44,90 @@ inline void skip_without_gpu() {
   }
 }
 
+// ---- the network scale -----------------------------------------------------------------------------
+// Where every device operation to another PE goes through the network proxy (the net_ tests, with
+// NVSHMEM_DISABLE_P2P), each costs a network round trip, and the full counts of the tests take far longer
+// than their limits. GSHMEMT_NET_SCALE=k (a positive integer) has each test divide the operations that
+// cross to another PE by about k (fewer blocks, threads, iterations, elements, repetitions), keeping every
+// operation family, type, scope and ordering pattern, with the contention cases still contended by both
+// PEs, and every value checked as exactly as before (the expectations follow the scaled counts). Unset,
+// every test runs its full counts.
+
+// The divisor k; 1 when GSHMEMT_NET_SCALE is unset. A value that is not a positive integer (at most
+// 1000000) ends the process with exit status 1 and a message.
+inline int net_scale() {
+  static const int scale = [] {
+    const char* s = std::getenv("GSHMEMT_NET_SCALE");
+    if (s == nullptr) return 1;
+    long v = 0;
+    bool ok = *s != '\0';
+    for (const char* p = s; ok && *p != '\0'; ++p) {
+      ok = *p >= '0' && *p <= '9';
+      if (ok) v = v * 10 + (*p - '0');
+      ok = ok && v <= 1000000;
+    }
+    if (!ok || v < 1) {
+      std::fprintf(stderr,
+                   "GSHMEMT_NET_SCALE=\"%s\": the network scale must be a positive integer (the divisor of the "
+                   "tests' operation counts, at most 1000000), such as 64\n",
+                   s);
+      std::exit(1);
+    }
+    return static_cast<int>(v);
+  }();
+  return scale;
+}
+
+// A count under the network scale: `n` itself when the scale is 1 (the full run is unchanged), else
+// n / net_scale(), but at least `min` (and never more than n). `min` keeps what the case needs to mean
+// anything: two PEs' worth of contention, a partial warp, both buffers of an alternation.
+template <class N>
+N scaled(N n, std::common_type_t<N> min) {
+  const int s = net_scale();
+  if (s == 1) return n;
+  const N q = n / static_cast<N>(s);
+  return q > min ? q : (min < n ? min : n);
+}
+
+// " (network scale 1/k)" under the network scale, else "": the tests append it to their summary lines,
+// so that the log shows a reduced run.
+inline std::string scale_note() {
+  return net_scale() == 1 ? std::string() : " (network scale 1/" + std::to_string(net_scale()) + ")";
+}
+
+// GSHMEMT_HANG_S: the hang watchdog's limit in seconds for every kernel (see sync_or_die), a positive
+// number; 0 when unset. Another value ends the process with exit status 1 and a message.
+inline double hang_override() {
+  static const double seconds = [] {
+    const char* s = std::getenv("GSHMEMT_HANG_S");
+    if (s == nullptr) return 0.0;
+    char* end = nullptr;
+    const double v = std::strtod(s, &end);
+    if (end == s || *end != '\0' || !(v > 0 && v <= 1e6)) {
+      std::fprintf(stderr,
+                   "GSHMEMT_HANG_S=\"%s\": the hang watchdog's limit must be a positive number of seconds (at most "
+                   "1000000)\n",
+                   s);
+      std::exit(1);
+    }
+    return v;
+  }();
+  return seconds;
+}
+
+// The watchdog's limit for a kernel that a test gives `seconds`: GSHMEMT_HANG_S when set; else 4 x
+// `seconds` under the network scale (a scaled run still waits on many network round trips, which a
+// loaded machine stretches); else `seconds`.
+inline double hang_seconds(double seconds) {
+  if (hang_override() > 0) return hang_override();
+  return net_scale() > 1 ? 4 * seconds : seconds;
+}
+
 // The usual NVSHMEM start: init, pick the GPU by node rank, then the first collective binds it.
+// A bad GSHMEMT_NET_SCALE or GSHMEMT_HANG_S ends the test here, before it starts.
 inline void init_and_select_gpu() {
+  net_scale();
+  hang_override();
   skip_without_gpu();
   nvshmem_init();
   int n = 0;
@@ -264,11 +348,13 @@ __device__ inline void note(unsigned long long* progress, int i, unsigned long l
   if (progress) *reinterpret_cast<volatile unsigned long long*>(progress + i) = value;
 }
 
-// Waits for the work on `stream`. A kernel that has not finished after `seconds` hangs: the
-// message says which (describe() returns the text) and the process ends at once, without exit
-// handlers (they would wait for the stuck kernel); gshmrun then stops the other PEs.
+// Waits for the work on `stream`. A kernel that has not finished after `seconds` (as hang_seconds
+// adjusts it: GSHMEMT_HANG_S, the network scale) hangs: the message says which (describe() returns the
+// text) and the process ends at once, without exit handlers (they would wait for the stuck kernel);
+// gshmrun then stops the other PEs.
 template <class Describe>
 void sync_or_die(cudaStream_t stream, double seconds, Describe describe) {
+  seconds = hang_seconds(seconds);
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     cudaError_t e = cudaStreamQuery(stream);
