@@ -16,8 +16,7 @@
 // this PE's memory may need this PE's progress (UCP emulates RMA and atomics in software over
 // transports without them, TCP among them). A thread per PE progresses the worker and then sleeps on
 // the worker's event descriptor (ucp_worker_arm) with a timeout (progress_loop says why), so an idle PE
-// uses no core. The worker is
-// UCS_THREAD_MODE_SERIALIZED: every call into it holds `mu`.
+// uses no core. The worker is UCS_THREAD_MODE_SERIALIZED: every call into it holds `mu`.
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <ucp/api/ucp.h>

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../mp/reduce_fns.h"
 #include "gen/type_lists.h"
 #include "gpu_test.cuh"
 
@@ -153,23 +154,7 @@ void run_case(const Entry& en, size_t nelems, Mode mode, bool stream) {
   g_bytes += bytes;
 }
 
-#define GHR_ENTRY(NAME, T, OP, OPNAME)                                                                                 \
-  Entry{#NAME,                                                                                                         \
-        OP,                                                                                                            \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n) {                                                       \
-          return nvshmem_##NAME##OPNAME##_reduce(t, static_cast<T*>(d), static_cast<const T*>(s), n);                  \
-        },                                                                                                             \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n) {                                                       \
-          return nvshmem_##NAME##OPNAME##_reducescatter(t, static_cast<T*>(d), static_cast<const T*>(s), n);           \
-        },                                                                                                             \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n, cudaStream_t st) {                                      \
-          return nvshmemx_##NAME##OPNAME##_reduce_on_stream(t, static_cast<T*>(d), static_cast<const T*>(s), n, st);   \
-        },                                                                                                             \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n, cudaStream_t st) {                                      \
-          return nvshmemx_##NAME##OPNAME##_reducescatter_on_stream(t, static_cast<T*>(d), static_cast<const T*>(s), n, \
-                                                                   st);                                                \
-        },                                                                                                             \
-        run_case<T>},
+#define GHR_ENTRY(NAME, T, OP, OPNAME) Entry{#NAME, OP, GSHMEMT_REDUCE_FNS(NAME, T, OPNAME), run_case<T>},
 #define GHR_BIT(NAME, T) GHR_ENTRY(NAME, T, kAnd, _and) GHR_ENTRY(NAME, T, kOr, _or) GHR_ENTRY(NAME, T, kXor, _xor)
 #define GHR_STD(NAME, T) GHR_ENTRY(NAME, T, kMin, _min) GHR_ENTRY(NAME, T, kMax, _max)
 #define GHR_ARITH(NAME, T) GHR_ENTRY(NAME, T, kSum, _sum) GHR_ENTRY(NAME, T, kProd, _prod)

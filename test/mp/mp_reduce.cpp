@@ -46,6 +46,7 @@
 #include "gen/type_lists.h"
 #include "mp_team_util.h"
 #include "mp_test.h"
+#include "reduce_fns.h"
 
 namespace {
 
@@ -479,24 +480,7 @@ void run_case(const Entry& en, const Slot& s, size_t nelems, Mode mode, bool str
   g_bytes += bytes;
 }
 
-#define MP_RED_ENTRY(NAME, T, OP, OPNAME)                                                                              \
-  Entry{#NAME,                                                                                                         \
-        OP,                                                                                                            \
-        sizeof(T),                                                                                                     \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n) {                                                       \
-          return nvshmem_##NAME##OPNAME##_reduce(t, static_cast<T*>(d), static_cast<const T*>(s), n);                  \
-        },                                                                                                             \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n) {                                                       \
-          return nvshmem_##NAME##OPNAME##_reducescatter(t, static_cast<T*>(d), static_cast<const T*>(s), n);           \
-        },                                                                                                             \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n, cudaStream_t st) {                                      \
-          return nvshmemx_##NAME##OPNAME##_reduce_on_stream(t, static_cast<T*>(d), static_cast<const T*>(s), n, st);   \
-        },                                                                                                             \
-        [](nvshmem_team_t t, void* d, const void* s, size_t n, cudaStream_t st) {                                      \
-          return nvshmemx_##NAME##OPNAME##_reducescatter_on_stream(t, static_cast<T*>(d), static_cast<const T*>(s), n, \
-                                                                   st);                                                \
-        },                                                                                                             \
-        run_case<T>},
+#define MP_RED_ENTRY(NAME, T, OP, OPNAME) Entry{#NAME, OP, sizeof(T), GSHMEMT_REDUCE_FNS(NAME, T, OPNAME), run_case<T>},
 #define MP_RED_BIT(NAME, T) \
   MP_RED_ENTRY(NAME, T, kAnd, _and) MP_RED_ENTRY(NAME, T, kOr, _or) MP_RED_ENTRY(NAME, T, kXor, _xor)
 #define MP_RED_STD(NAME, T) MP_RED_ENTRY(NAME, T, kMin, _min) MP_RED_ENTRY(NAME, T, kMax, _max)
