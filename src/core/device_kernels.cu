@@ -59,10 +59,12 @@ namespace {
 // slice of every copy and each thread of the grid a share of the reduced elements. With `whole` (a
 // launch of one block) the algorithm's team sync and barrier run here; otherwise (grid_work) the
 // launches before and after this one do them (coll/plan.h). One set of operations for both keeps the
-// kernel's instantiations (and its build time) to one per collective, type and operation.
+// kernel's instantiations (and its build time) to one per collective, type and operation; its copies,
+// syncs and barriers are calls, not inlined into each of them (a few per instantiation of every type and
+// operation, the staged reductions' included, would multiply the kernel's code).
 struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
   bool whole;
-  __device__ void put(int i, char* dest, const char* src, size_t bytes) {
+  __device__ __noinline__ void put(int i, char* dest, const char* src, size_t bytes) {
     const size_t per = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~static_cast<size_t>(15);
     const size_t begin = per * blockIdx.x;
     if (begin >= bytes) return;
@@ -75,10 +77,10 @@ struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
   }
   __device__ int rank() const { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
   __device__ int threads() const { return static_cast<int>(gridDim.x * blockDim.x); }
-  __device__ void sync() const {
+  __device__ __noinline__ void sync() const {
     if (whole) DeviceOps::sync();
   }
-  __device__ void barrier() const {
+  __device__ __noinline__ void barrier() const {
     if (whole) DeviceOps::barrier();
   }
   __device__ bool packets() const { return whole && DeviceOps::packets(); }
@@ -100,10 +102,13 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
       break;
     default: {
       GridOps ops{{gshmem::dev::detail_team::member_slot(c.team, "a collective")}, c.grid_work == 0};
-      // The host library refuses these before the launch, with the team and its members.
+      // A reduction on a team across the network goes through the team's scratch, in one block (the
+      // host checked that the scratch holds an element per member, and planned one launch).
       if ((c.op == CollOp::kReduce || c.op == CollOp::kReducescatter) &&
           gshmem::dev::detail_coll::across_network(ops.t)) {
-        gshmem::dev::detail_coll::reduce_across_network("a reduction");
+        gshmem::detail::staged_by_value(ops, ops.t, c.dtype, c.redop, c.op == CollOp::kReducescatter, c.dest, c.src,
+                                        c.bytes / gshmem::detail::reduce_type_size(c.dtype));
+        break;
       }
       gshmem::run_data_collective(ops, ops.t, c);
     }

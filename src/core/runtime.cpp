@@ -11,7 +11,6 @@
 #include <functional>
 
 #include "bootstrap/uniqueid.h"
-#include "coll/gathered.h"
 #include "core/activity.h"
 #include "core/gpu_resources.h"
 #include "core/module_registry.h"
@@ -100,15 +99,16 @@ class GpuCollEngine final : public CollEngine {
              const char* api) override {
     const SymmetricHeap& heap = rt_.heap();
     // The copy engines reach only members whose heaps are mapped here; the others are reached through
-    // the network proxy, which the reductions' loads from the members' sources cannot use: those gather
-    // the sources on the host instead.
+    // the network proxy. A reduction on such a team stages the members' sources through the team's
+    // scratch (reduce_algo.h, staged_reduce), rounds of a team sync and a barrier that one block runs.
     CollTuning tuning = tuning_;
     bool across = false;
     for (int pe : team.members) across = across || heap.peer_base(pe) == nullptr;
     if (across) {
       tuning.ce_min_bytes = 0;
       if (call.op == detail::CollOp::kReduce || call.op == detail::CollOp::kReducescatter) {
-        return gathered_reduce(call, slot, team, on_stream, stream, api);
+        tuning.grid_min_bytes = 0;
+        GSHMEM_CHECK(check_scratch(call, team, api));
       }
     }
     const CollPlan plan = plan_collective(call, team.size(), team.my_index, tuning);
@@ -124,37 +124,21 @@ class GpuCollEngine final : public CollEngine {
   }
 
  private:
-  // A reduction on a team with members across the network (coll/gathered.h): the team syncs (every
-  // source is ready), this PE gathers the members' sources on the host, by network gets from the members
-  // across the network and copies from the mapped ones, the team syncs again (dest may then overwrite the
-  // source, in place), and the host combines them and copies the result to dest. A stream-ordered call
-  // waits for the stream's earlier work first and is complete when it returns, as the point-to-point
-  // operations across the network are.
-  Status gathered_reduce(const CollCall& call, const detail::TeamSlot& slot, const TeamInfo& team, bool on_stream,
-                         void* stream, const char* api) {
-    Transport& local = rt_.transport();
-    NetworkTransport* network = rt_.network();
-    if (on_stream) GSHMEM_CHECK(local.synchronize(stream));
-    CollCall sync;
-    sync.op = detail::CollOp::kSync;
-    sync.team = call.team;
-    GSHMEM_CHECK(run(sync, slot, team, false, nullptr, api));
-    const SymmetricHeap& heap = rt_.heap();
-    GatheredSources g(call, team.size(), team.my_index, heap.base());
-    for (int j = 0; j < team.size() && call.bytes > 0; ++j) {
-      const int pe = team.members[static_cast<size_t>(j)];
-      if (char* base = heap.peer_base(pe)) {
-        GSHMEM_CHECK(local.copy(g.row(j), base + g.from(), call.bytes, Completion::kBlocking, nullptr));
-      } else {
-        GSHMEM_CHECK(network->get(g.row(j), pe, g.from(), call.bytes, Completion::kNbi));
-      }
-    }
-    GSHMEM_CHECK(network->quiet());
-    GSHMEM_CHECK(run(sync, slot, team, false, nullptr, api));
-    std::vector<detail::Vec16<uint64_t>> out(call.bytes / 16 + 1);
-    if (!g.combine(out.data())) return GSHMEM_ERROR_INVALID_VALUE;
-    if (call.bytes == 0) return GSHMEM_SUCCESS;
-    return local.copy(call.dest, out.data(), call.bytes, Completion::kBlocking, nullptr);
+  // Whether the team's scratch holds an element of the reduction per member; else a message naming the
+  // setting (a kernel's reduction traps for the same reason, reduce.cuh).
+  Status check_scratch(const CollCall& call, const TeamInfo& team, const char* api) const {
+    detail::TeamSlot t{};
+    t.size = team.size();
+    t.scratch_bytes = rt_.reduce_scratch();
+    const size_t elem = detail::reduce_type_size(call.dtype);
+    if (detail::staged_elements(t, elem) > 0) return GSHMEM_SUCCESS;
+    GSHMEM_ERROR(
+        "%s on team %d of %d PEs with members across the network: each member's part of the reduction scratch "
+        "(NVSHMEM_REDUCE_SCRATCH_SIZE = %u bytes, over %d members, in multiples of 16) holds no element of %zu "
+        "bytes; set NVSHMEM_REDUCE_SCRATCH_SIZE to at least %zu",
+        api, call.team, team.size(), t.scratch_bytes, team.size(), elem,
+        static_cast<size_t>(team.size()) * std::max<size_t>(elem, 16));
+    return GSHMEM_ERROR_INVALID_VALUE;
   }
 
   // Threads per block from a setting: a multiple of 32 in [32, 1024], else the default (with a warning).
@@ -390,8 +374,14 @@ Status Runtime::setup_heap(std::unique_ptr<MemoryProvider> provider) {
   // The team region: the table of team slots, then the teams' sync areas (team/teams.h). The same
   // offset on every PE; what is inside is this PE's own.
   const uint64_t capacity = static_cast<uint64_t>(team_capacity());
-  const uint64_t space =
-      config_.team_space ? config_.team_space : (4ull << 20) + (320ull << 10) * static_cast<uint64_t>(boot_->size());
+  // Kernels reduce across the network through a scratch in each team's sync area (team.h); the CPU
+  // backend's host code gathers the sources instead.
+  if (backend_ == Backend::kGpu && network_) {
+    reduce_scratch_ = static_cast<uint32_t>(std::min<uint64_t>(config_.reduce_scratch_size, 1ull << 30) & ~15ull);
+  }
+  const uint64_t space = config_.team_space ? config_.team_space
+                                            : (4ull << 20) + (320ull << 10) * static_cast<uint64_t>(boot_->size()) +
+                                                  16ull * reduce_scratch_;
   team_region_bytes_ = capacity * sizeof(detail::TeamSlot) + space;
   GSHMEM_CHECK(heap_.allocate(team_region_bytes_, 64, &team_region_, "nvshmem_init"));
   return GSHMEM_SUCCESS;
@@ -519,6 +509,7 @@ Status Runtime::setup_teams() {
   sv.ll_period =
       static_cast<uint64_t>(std::min<int64_t>(std::max<int64_t>(config_.coll_ll_period, 2), int64_t{1} << 31));
   sv.ll_max_bytes = static_cast<uint32_t>(std::min<uint64_t>(config_.coll_ll_max_size, detail::kLLBytes));
+  sv.reduce_scratch = reduce_scratch_;
   sv.barrier = [this](int team, const char* api) {
     CollCall c;
     c.op = detail::CollOp::kBarrier;
@@ -530,10 +521,14 @@ Status Runtime::setup_teams() {
   for (const Team& t : predefined_) predefined.push_back(t.members);
   const uint64_t capacity = static_cast<uint64_t>(team_capacity());
   GSHMEM_CHECK(teams_.init(sv, team_region_, team_region_bytes_, static_cast<int>(capacity), predefined));
-  GSHMEM_INFO(kColl, "teams: %llu ids, %s of synchronisation space (GSHMEM_TEAM_SPACE); a team of %d PEs takes %s",
+  GSHMEM_INFO(kColl, "teams: %llu ids, %s of synchronisation space (GSHMEM_TEAM_SPACE); a team of %d PEs takes %s%s",
               static_cast<unsigned long long>(capacity),
               format_size(team_region_bytes_ - capacity * sizeof(detail::TeamSlot)).c_str(), n_pes(),
-              format_size(Teams::area_bytes(n_pes())).c_str());
+              format_size(teams_.area_bytes(n_pes())).c_str(),
+              reduce_scratch_ ? log::format(", %s of it the scratch of kernels' reductions across the network",
+                                            format_size(reduce_scratch_).c_str())
+                                    .c_str()
+                              : "");
   return GSHMEM_SUCCESS;
 }
 

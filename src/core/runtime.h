@@ -80,6 +80,8 @@ class Runtime {
   // How PEs share GPUs (kOwn on the CPU backend and before a GPU is bound).
   GpuSharing gpu_sharing() const { return gpu_ ? gpu_->sharing() : GpuSharing::kOwn; }
   const Config& config() const { return config_; }
+  // Bytes of reduction scratch in each team's sync area (GPU backend with a network transport; else 0).
+  uint32_t reduce_scratch() const { return reduce_scratch_; }
 
   // The job in words (gshmem_describe, gshmem-check, NVSHMEM_DEBUG=INFO). Valid after init.
   const std::string& started_by() const { return started_by_; }
@@ -201,6 +203,7 @@ class Runtime {
   std::unique_ptr<GpuResources> gpu_;
   uint64_t team_region_ = 0;  // heap offset of the team region (the same on every PE)
   uint64_t team_region_bytes_ = 0;
+  uint32_t reduce_scratch_ = 0;  // Teams::Services::reduce_scratch (GPU backend with a network transport)
   Teams teams_;
   std::unique_ptr<CollEngine> coll_engine_;
   Collectives coll_{teams_, heap_};

@@ -61,7 +61,9 @@ void set_members(TeamInfo& t, const std::vector<int>& members) {
 
 }  // namespace
 
-uint64_t Teams::area_bytes(int n) { return SyncLayout(n).bytes; }
+uint32_t Teams::scratch_of(int n) const { return n > 1 ? sv_.reduce_scratch : 0; }
+
+uint64_t Teams::area_bytes(int n) const { return SyncLayout(n).bytes + scratch_of(n); }
 
 char* Teams::heap_base() const { return sv_.heap->base(); }
 
@@ -136,18 +138,24 @@ std::string Teams::describe(int id) const {
 
 Status Teams::allocate_area(int n, uint64_t* offset, const char* api) {
   const uint64_t bytes = area_bytes(n);
+  const uint32_t scratch = scratch_of(n);
   uint64_t off = 0;
   if (!pool_.allocate(bytes, 64, &off)) {
+    const std::string of_it =
+        scratch ? log::format(", %s of it the scratch of reductions across the network (NVSHMEM_REDUCE_SCRATCH_SIZE)",
+                              format_size(scratch).c_str())
+                : std::string();
     GSHMEM_ERROR(
-        "%s: no room for the synchronisation space of a team of %d PEs (%s): the teams alive on PE %d use %s of "
+        "%s: no room for the synchronisation space of a team of %d PEs (%s%s): the teams alive on PE %d use %s of "
         "the %s that GSHMEM_TEAM_SPACE sets aside; destroy teams that are no longer used, or raise "
-        "GSHMEM_TEAM_SPACE",
-        api, n, format_size(bytes).c_str(), sv_.my_pe, format_size(pool_.used()).c_str(),
-        format_size(pool_.capacity()).c_str());
+        "GSHMEM_TEAM_SPACE%s",
+        api, n, format_size(bytes).c_str(), of_it.c_str(), sv_.my_pe, format_size(pool_.used()).c_str(),
+        format_size(pool_.capacity()).c_str(), scratch ? " or lower NVSHMEM_REDUCE_SCRATCH_SIZE" : "");
     return GSHMEM_ERROR_OUT_OF_MEMORY;
   }
   *offset = areas_ + off;
-  return sv_.heap->provider().zero(heap_base() + *offset, bytes);
+  // The scratch needs no zeroes: every reduction writes a slot before it is read.
+  return sv_.heap->provider().zero(heap_base() + *offset, bytes - scratch);
 }
 
 void Teams::free_area(uint64_t offset) { pool_.free(offset - areas_); }
@@ -179,6 +187,7 @@ Status Teams::publish(TeamInfo& t) {
   s.sync = t.sync;
   s.ll_period = sv_.ll_period;
   s.ll_max_bytes = sv_.ll_max_bytes;
+  s.scratch_bytes = scratch_of(n);
   s.sync_of = reinterpret_cast<const uint64_t*>(area + lay.sync_of);
   if (!t.strided) {
     std::vector<int32_t> m(t.members.begin(), t.members.end());

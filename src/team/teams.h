@@ -57,6 +57,9 @@ class Teams {
     int n_pes = 1;
     uint64_t ll_period = uint64_t{1} << 31;  // TeamSlot::ll_period and ...
     uint32_t ll_max_bytes = 64;              // ... ll_max_bytes of every team
+    // Bytes of scratch at the end of the sync area of every team of 2 or more members, where kernels'
+    // reductions across the network stage the sources (TeamSlot::scratch_bytes); 0: none.
+    uint32_t reduce_scratch = 0;
     // The team's barrier, as a collective over it (a host barrier: quiet, then wait for every member).
     std::function<Status(int team, const char* api)> barrier;
   };
@@ -86,8 +89,8 @@ class Teams {
   Status init_from_uniqueid(uint64_t uid, int npes, int index, const TeamConfig& config, int* out, const char* api);
   Status destroy(int id, const char* api);
 
-  // Bytes of sync area a team of `n` members takes on each member (for the docs and messages).
-  static uint64_t area_bytes(int n);
+  // Bytes of sync area a team of `n` members takes on each member, its scratch included.
+  uint64_t area_bytes(int n) const;
   size_t alive() const;
 
   // Whether every member of `team` passed the same (a, b, n) to a collective: one exchange of the
@@ -104,6 +107,8 @@ class Teams {
   // network), complete on return; reads move whole 8-byte words where the heap is mapped.
   Status write_to(int pe, uint64_t offset, const void* src, size_t bytes);
   Status read_from(int pe, uint64_t offset, void* dst, size_t bytes);
+  // Bytes of reduction scratch in the sync area of a team of `n` members (none for a team of one).
+  uint32_t scratch_of(int n) const;
   Status allocate_area(int n, uint64_t* offset, const char* api);
   void free_area(uint64_t offset);
   Status allocate_id(int* id, const char* api);

@@ -22,7 +22,7 @@
 // the extremes (INT_MAX, INT_MIN, all bits set) that make sums and products wrap, signed zeros, NaNs
 // and infinities, so stale or misplaced data never passes.
 //
-// Sub-tests (argv[1]; "all" or nothing runs them all):
+// Sub-tests (the arguments, one or more; "all" or nothing runs them all):
 //   device  the reductions called from kernels (one block of kThreads threads), every size up to its
 //           scope's limit in one kernel, each size into its own dest; a barrier or team_sync (in turn,
 //           at the same scope) before each call. int32, float and half: every op at every scope,
@@ -351,7 +351,10 @@ SizeList make_sizes(int count, size_t elem) {
 }
 // The sizes of a call at `scope` (0 thread, 1 warp, 2 block) on team ti: thread scope stops at 4099,
 // warp scope at 65539; the 5 MiB size is for the world team (the split teams take 1 MiB).
-int size_count(int scope, size_t ti) { return scope == 0 ? 6 : scope == 1 ? 7 : ti == 0 ? 9 : 8; }
+// Under the network scale (net_gpu_reduce: every member's data through the team's scratch, several
+// rounds each at the small scratch that test sets) the sizes stop at 4099 elements.
+int scaled_count(int count) { return gputest::net_scale() > 1 ? std::min(count, 6) : count; }
+int size_count(int scope, size_t ti) { return scaled_count(scope == 0 ? 6 : scope == 1 ? 7 : ti == 0 ? 9 : 8); }
 // A number per case, the same on every member: sub-test, team, type, op, scope, mode.
 inline uint64_t round_of(int sub, int team, int fam, int op, int scope, int mode) {
   return (((((static_cast<uint64_t>(sub) * 4 + team) * 8 + fam) * 8 + op) * 4 + scope) * 4 + mode) * 16 + 1;
@@ -611,7 +614,7 @@ template <class F>
 void stream_case(Ctx& c, size_t ti, int op, bool scatter, bool in_place, bool host_form) {
   using T = typename F::T;
   const Team& t = c.teams[ti];
-  const SizeList sizes = make_sizes(F::big ? size_count(2, ti) : 7, sizeof(T));
+  const SizeList sizes = make_sizes(F::big ? size_count(2, ti) : scaled_count(7), sizeof(T));
   const uint64_t round =
       round_of(host_form ? kSubHost : kSubStream, static_cast<int>(ti), F::id, op, 0, scatter ? 2 : in_place);
   const std::string what = op_name(F::label, op, scatter, host_form ? "" : "_on_stream") +
@@ -784,7 +787,8 @@ void graph_team(Ctx& c, size_t ti) {
   std::vector<double> s(kGraphS);
   std::vector<int64_t> in(kGraphI);
   unsigned long long checksum = 0;
-  for (int rep = 1; rep <= kReplays; ++rep) {
+  const int replays = gputest::scaled(kReplays, 3);
+  for (int rep = 1; rep <= replays; ++rep) {
     CUDA_CHECK(cudaGraphLaunch(exec, c.st));
     const std::string what =
         "the graph of nvshmemx_barrier_on_stream, nvshmemx_int32_sum_reduce_on_stream, "
@@ -838,7 +842,7 @@ void run_graph(Ctx& c) {
     std::printf(
         "gpu_reduce: CUDA graph of on-stream reductions (int32 sum, double sum reducescatter, int64 max in "
         "place), %d replays on %s and on %s\n",
-        kReplays, c.teams[0].name.c_str(), c.teams[2].name.c_str());
+        gputest::scaled(kReplays, 3), c.teams[0].name.c_str(), c.teams[2].name.c_str());
   }
 }
 
@@ -877,7 +881,7 @@ void run_maxloc(Ctx& c) {
   for (size_t ti = 0; ti < c.teams.size(); ++ti) {
     const Team& t = c.teams[ti];
     if (t.index >= 0) {
-      const SizeList sizes = make_sizes(8, sizeof(double2));  // up to 262144 elements
+      const SizeList sizes = make_sizes(scaled_count(8), sizeof(double2));  // up to 262144 elements
       const uint64_t round = round_of(kSubMaxloc, static_cast<int>(ti), 0, 0, 2, 0);
       const std::string what = "nvshmemx_double2_maxloc_reduce_block on " + team_text(t);
       c.failures->reset();
@@ -928,12 +932,21 @@ void run_maxloc(Ctx& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string what = argc > 1 ? argv[1] : "all";
+  std::vector<std::string> picked(argv + 1, argv + argc);
+  if (picked.empty()) picked.push_back("all");
   const char* const subs[] = {"all", "device", "stream", "host", "graph", "maxloc"};
-  if (std::find(std::begin(subs), std::end(subs), what) == std::end(subs)) {
-    std::fprintf(stderr, "usage: gpu_reduce [all|device|stream|host|graph|maxloc] (not \"%s\")\n", what.c_str());
-    return 2;
+  for (const std::string& p : picked) {
+    if (std::find(std::begin(subs), std::end(subs), p) == std::end(subs)) {
+      std::fprintf(stderr, "usage: gpu_reduce [all|device|stream|host|graph|maxloc]... (not \"%s\")\n", p.c_str());
+      return 2;
+    }
   }
+  auto runs = [&](const char* sub) {
+    return std::find(picked.begin(), picked.end(), "all") != picked.end() ||
+           std::find(picked.begin(), picked.end(), sub) != picked.end();
+  };
+  std::string what;
+  for (const std::string& p : picked) what += (what.empty() ? "" : " ") + p;
   gputest::init_and_select_gpu();
   Ctx c;
   c.me = nvshmem_my_pe();
@@ -954,11 +967,11 @@ int main(int argc, char** argv) {
   {
     gputest::Failures failures;
     c.failures = &failures;
-    if (what == "all" || what == "device") run_device(c);
-    if (what == "all" || what == "stream") run_stream_or_host(c, false);
-    if (what == "all" || what == "host") run_stream_or_host(c, true);
-    if (what == "all" || what == "graph") run_graph(c);
-    if (what == "all" || what == "maxloc") run_maxloc(c);
+    if (runs("device")) run_device(c);
+    if (runs("stream")) run_stream_or_host(c, false);
+    if (runs("host")) run_stream_or_host(c, true);
+    if (runs("graph")) run_graph(c);
+    if (runs("maxloc")) run_maxloc(c);
     gputest::sync_and_barrier();
   }
   gputest::destroy_teams(c.teams);
@@ -969,7 +982,8 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFreeHost(c.h_peer));
   nvshmem_free(c.dbuf);
   nvshmem_free(c.src);
-  if (c.me == 0) std::printf("gpu_reduce %s: passed on %d PEs\n", what.c_str(), c.npes);
+  if (c.me == 0)
+    std::printf("gpu_reduce %s: passed on %d PEs%s\n", what.c_str(), c.npes, gputest::scale_note().c_str());
   nvshmem_finalize();
   return 0;
 }

@@ -361,6 +361,55 @@ GSHMEMI_RED_FN void reducescatter(Ops& ops, const TeamSlot& t, T* dest, const T*
   ops.sync();
 }
 
+// Reductions on a team with members across the network, whose sources a kernel cannot load: staged
+// through the scratch at the end of every member's sync area (team.h), t.scratch_bytes split into one
+// slot per member. In rounds of at most a slot per member: team sync (every member has finished
+// reading its scratch in the round before, or the collective before); each member puts its part of
+// the round (reduce: its source's elements; reduce-scatter: block i of its source, for member i) into
+// its slot of every other member's scratch; team barrier with quiet (every put has landed); each
+// member combines its own part and the slots in team order into its own dest. The members' values are
+// combined in the same order as in the one-pass algorithm, so the results are the same, bit for bit.
+// dest == src (in place, reduce) is safe: an element of dest is written after this PE's puts of it
+// completed (the barrier), by the thread that read it.
+// Needs, beyond the reductions' operations, ops.put(i, dest, src, bytes) (coll_algo.h), ops.heap() and
+// ops.group_sync(). The caller checks staged_elements(t, sizeof(T)) > 0.
+GSHMEMI_RED_FN size_t staged_elements(const TeamSlot& t, size_t elem) {
+  const uint64_t slot =
+      t.size > 0 ? (static_cast<uint64_t>(t.scratch_bytes) / static_cast<uint64_t>(t.size)) & ~15ull : 0;
+  return static_cast<size_t>(slot / elem);
+}
+
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN void staged_reduce(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n, bool scatter) {
+  const size_t per = staged_elements(t, sizeof(T));  // elements of a slot
+  const uint64_t slot_bytes = static_cast<uint64_t>(per) * sizeof(T);
+  const uint64_t scratch = SyncLayout(t.size).scratch;
+  char* const heap = ops.heap();
+  const T* mine = reinterpret_cast<const T*>(heap + t.sync + scratch);   // this PE's slots
+  const size_t own = scatter ? n * static_cast<size_t>(t.my_index) : 0;  // this PE's part of its source
+  for (size_t b = 0; b < n; b += per) {
+    const size_t m = n - b < per ? n - b : per;
+    ops.sync();
+    for (int k = 1; k < t.size; ++k) {
+      const int i = (t.my_index + k) % t.size;
+      // Slot my_index of member i's scratch, as the address of the same offset in this PE's heap.
+      char* to = heap + t.sync_of[i] + scratch + static_cast<uint64_t>(t.my_index) * slot_bytes;
+      const T* from = src + (scatter ? n * static_cast<size_t>(i) : 0) + b;
+      ops.put(i, to, reinterpret_cast<const char*>(from), m * sizeof(T));
+    }
+    ops.barrier();
+    for (size_t e = static_cast<size_t>(ops.rank()); e < m; e += static_cast<size_t>(ops.threads())) {
+      typename C::Acc acc{};
+      for (int j = 0; j < t.size; ++j) {
+        const T v = j == t.my_index ? src[own + b + e] : ops.load(mine + static_cast<size_t>(j) * per + e);
+        acc = j == 0 ? C::in(v) : C::apply(acc, C::in(v));
+      }
+      dest[b + e] = C::out(acc);
+    }
+  }
+  ops.group_sync();  // every thread of the group sees the whole dest on return
+}
+
 // ---- dispatch from (type, op) values to the templates: f.template run<Op, T>() for a valid pair
 // (returns false for an invalid one). Signed integers use the unsigned type where the bits of the
 // result do not depend on the sign (and, or, xor, sum, prod), so that fewer variants are compiled.
@@ -452,6 +501,29 @@ template <class Ops>
 GSHMEMI_RED_FN bool reduce_by_value(Ops& ops, const TeamSlot& t, ReduceType type, ReduceOp op, bool scatter, void* dest,
                                     const void* src, size_t n) {
   ReduceByValue<Ops> r{ops, t, scatter, dest, src, n};
+  return reduce_dispatch(type, op, r);
+}
+
+// staged_reduce with the type and operation as values (the library's kernel, for the host and on-stream
+// reductions of the GPU backend on teams across the network). False for a pair that has no reduction.
+template <class Ops>
+struct StagedByValue {
+  Ops& ops;
+  const TeamSlot& t;
+  bool scatter;
+  void* dest;
+  const void* src;
+  size_t n;
+  template <ReduceOp Op, class T>
+  GSHMEMI_RED_FN void run() {
+    staged_reduce<Combiner<Op, T>>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n, scatter);
+  }
+};
+
+template <class Ops>
+GSHMEMI_RED_FN bool staged_by_value(Ops& ops, const TeamSlot& t, ReduceType type, ReduceOp op, bool scatter, void* dest,
+                                    const void* src, size_t n) {
+  StagedByValue<Ops> r{ops, t, scatter, dest, src, n};
   return reduce_dispatch(type, op, r);
 }
 

@@ -15,6 +15,9 @@
 //   ll_calls       uint64: the number of this member's collectives on the team that used packets
 //   packets[2][size][kLLPackets] uint64: flag-in-data packets (ll_algo.h) that member k stored here
 //                  for the small collectives, in two buffers used in turn
+//   scratch        TeamSlot::scratch_bytes (16-byte aligned; 0 unless the GPU backend reaches PEs through
+//                  the network): where the members put their sources for a kernel's reduction across the
+//                  network (reduce_algo.h, staged_reduce), one slot per member
 // Kernels find a team by its id in DeviceState::teams (a TeamSlot per id).
 #ifndef GSHMEM_DETAIL_TEAM_H_
 #define GSHMEM_DETAIL_TEAM_H_
@@ -41,7 +44,7 @@ struct TeamSlot {
   uint64_t sync;            // heap offset of this PE's sync area
   uint64_t ll_period;       // packet collectives between two resets of the packet buffers (ll_algo.h)
   uint32_t ll_max_bytes;    // the largest message per member sent in packets (at most kLLBytes; 0: never)
-  uint32_t reserved32;
+  uint32_t scratch_bytes;   // bytes of the scratch at the end of each member's sync area (the same on all)
   uint64_t reserved;
 
   // World PE of member i (0 <= i < size).
@@ -81,7 +84,8 @@ constexpr uint64_t kLLPackets = kLLBytes / 4;
 
 // Offsets within a sync area of a team of `n` members.
 struct SyncLayout {
-  uint64_t flags, seq, sync_of, members, exchange, ll_calls, packets, bytes;
+  uint64_t flags, seq, sync_of, members, exchange, ll_calls, packets, scratch;
+  uint64_t bytes;  // up to the scratch (the area takes bytes + TeamSlot::scratch_bytes)
   GSHMEMI_TEAM_FN explicit SyncLayout(int n) {
     const uint64_t un = static_cast<uint64_t>(n);
     flags = 0;
@@ -91,7 +95,8 @@ struct SyncLayout {
     exchange = members + ((un * 4 + 7) & ~7ull);
     ll_calls = exchange + 2 * un * sizeof(ExchangeRecord);
     packets = ll_calls + 8;
-    bytes = packets + 2 * un * kLLPackets * 8;
+    scratch = (packets + 2 * un * kLLPackets * 8 + 15) & ~15ull;
+    bytes = scratch;
   }
 };
 

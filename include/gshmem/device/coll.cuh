@@ -51,15 +51,6 @@ __device__ __forceinline__ bool across_network(const gshmem::detail::TeamSlot& t
   return false;
 }
 
-static __device__ __noinline__ void reduce_across_network(const char* api) {
-  printf(
-      "gshmem: %s from a kernel on a team with members that this GPU reaches through the network: not supported "
-      "yet (the members' sources are read with loads); reduce on a team of mapped PEs, or on the host of the CPU "
-      "backend\n",
-      api);
-  __trap();
-}
-
 // The memory operations of the collective algorithms (coll_algo.h, reduce_algo.h) for a group of
 // scope S: copies into and loads from the members' mapped heaps, and the team's sync and barrier. A
 // copy to a member across the network is one request of the group's first thread, completed by the

@@ -2,6 +2,8 @@
 // of each operation are those of gshmem/detail/reduce_algo.h; here they get the device's memory
 // operations (detail_coll::DeviceOps of coll.cuh): loads from the members' mapped heaps that bypass
 // the SM's L1 (a peer's source changes between calls), stores into them, and the team's sync and barrier.
+// On a team with members across the network the sources travel through the team's scratch instead
+// (staged_reduce), in rounds of NVSHMEM_REDUCE_SCRATCH_SIZE / team size bytes per member.
 //
 // Contracts (NVSHMEM's): every member calls with the same count; `dest` and `src` are symmetric;
 // reduce: dest == src is allowed (in place), other overlap is not; reducescatter: `src` holds
@@ -14,6 +16,7 @@
 
 #if defined(__CUDACC__)
 #include <cstddef>
+#include <cstdio>
 
 #include "gshmem/detail/reduce_algo.h"
 #include "gshmem/device/coll.cuh"
@@ -35,14 +38,37 @@ struct Maxloc {
   }
 };
 
+static __device__ __noinline__ void scratch_too_small(const char* api, int members, unsigned scratch, unsigned elem) {
+  printf(
+      "gshmem: %s from a kernel on a team of %d PEs with members across the network: each member's part of the "
+      "reduction scratch (NVSHMEM_REDUCE_SCRATCH_SIZE = %u bytes, over %d members, in multiples of 16) holds no "
+      "element of %u bytes; set NVSHMEM_REDUCE_SCRATCH_SIZE to at least %u\n",
+      api, members, scratch, members, elem, static_cast<unsigned>(members) * (elem < 16 ? 16u : elem));
+  __trap();
+}
+
+// Whether a reduction on `t` goes through the team's scratch (reduce_algo.h, staged_reduce): when some
+// member is reached through the network. Ends the kernel with a message when the scratch cannot hold
+// one element of `elem` bytes per member.
+__device__ __forceinline__ bool staged(const gshmem::detail::TeamSlot& t, size_t elem, const char* api) {
+  if (!detail_coll::across_network(t)) return false;
+  if (gshmem::detail::staged_elements(t, elem) == 0) {
+    scratch_too_small(api, t.size, t.scratch_bytes, static_cast<unsigned>(elem));
+  }
+  return true;
+}
+
 }  // namespace detail_reduce
 
 // dest[e] = op over the team's members of src[e], for e < nreduce, on every member.
 template <Scope S, gshmem::detail::ReduceOp Op, class T>
 __device__ __forceinline__ int reduce(int team, T* dest, const T* src, size_t nreduce) {
   detail_coll::DeviceOps<S> o{detail_team::member_slot(team, "nvshmem_reduce")};
-  if (detail_coll::across_network(o.t)) detail_coll::reduce_across_network("nvshmem_reduce");
-  gshmem::detail::reduce<Op>(o, o.t, dest, src, nreduce);
+  if (detail_reduce::staged(o.t, sizeof(T), "nvshmem_reduce")) {
+    gshmem::detail::staged_reduce<gshmem::detail::Combiner<Op, T>>(o, o.t, dest, src, nreduce, false);
+  } else {
+    gshmem::detail::reduce<Op>(o, o.t, dest, src, nreduce);
+  }
   return 0;
 }
 
@@ -50,16 +76,22 @@ __device__ __forceinline__ int reduce(int team, T* dest, const T* src, size_t nr
 template <Scope S, gshmem::detail::ReduceOp Op, class T>
 __device__ __forceinline__ int reducescatter(int team, T* dest, const T* src, size_t nreduce) {
   detail_coll::DeviceOps<S> o{detail_team::member_slot(team, "nvshmem_reducescatter")};
-  if (detail_coll::across_network(o.t)) detail_coll::reduce_across_network("nvshmem_reducescatter");
-  gshmem::detail::reducescatter<Op>(o, o.t, dest, src, nreduce);
+  if (detail_reduce::staged(o.t, sizeof(T), "nvshmem_reducescatter")) {
+    gshmem::detail::staged_reduce<gshmem::detail::Combiner<Op, T>>(o, o.t, dest, src, nreduce, true);
+  } else {
+    gshmem::detail::reducescatter<Op>(o, o.t, dest, src, nreduce);
+  }
   return 0;
 }
 
 template <Scope S = Scope::kBlock>
 __device__ __forceinline__ int maxloc_reduce(int team, double2* dest, const double2* src, size_t nreduce) {
   detail_coll::DeviceOps<S> o{detail_team::member_slot(team, "nvshmemx_double2_maxloc_reduce_block")};
-  if (detail_coll::across_network(o.t)) detail_coll::reduce_across_network("nvshmemx_double2_maxloc_reduce_block");
-  gshmem::detail::reduce_with<detail_reduce::Maxloc>(o, o.t, dest, src, nreduce);
+  if (detail_reduce::staged(o.t, sizeof(double2), "nvshmemx_double2_maxloc_reduce_block")) {
+    gshmem::detail::staged_reduce<detail_reduce::Maxloc>(o, o.t, dest, src, nreduce, false);
+  } else {
+    gshmem::detail::reduce_with<detail_reduce::Maxloc>(o, o.t, dest, src, nreduce);
+  }
   return 0;
 }
 
