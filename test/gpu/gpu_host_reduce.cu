@@ -1,9 +1,9 @@
 // Host reductions on the GPU backend: nvshmem_<T>_<op>_reduce, _reducescatter and their
 // nvshmemx_*_on_stream forms, for every type and operation of NVSHMEM's reduction families (half and
 // bfloat16 included), on NVSHMEM_TEAM_WORLD, reduce out of place and in place and reduce-scatter, at
-// 0, 1, 37 and 1001 elements and, for a few pairs, at a few MiB. Run with NVSHMEM_DISABLE_P2P=1 the
-// members are reached through the network and the library gathers their sources on the host
-// (coll/gathered.h); with mapped peers the kernels reduce.
+// 0, 1, 37 and 1001 elements (in turns) and, for a few pairs, at a few MiB. Run with NVSHMEM_DISABLE_P2P=1 the
+// members are reached through the network and the library's kernel stages their sources through the
+// team's scratch (reduce_algo.h, staged_reduce); with mapped peers it reads them where they lie.
 //
 // Member j's element e is a small integer (1..11, or 0..127 for the bitwise operations), so that every
 // result is exact in every type (sums and products of two PEs' values stay below 128) and the
@@ -178,15 +178,26 @@ int main() {
   g_dest = static_cast<char*>(nvshmem_malloc(g_cap));
   MP_CHECK(g_src && g_dest, "nvshmem_malloc of 2 x %zu bytes failed", g_cap);
   CUDA_CHECK(cudaStreamCreate(&g_stream));
+  // Every (type, op) in every mode and form, at one size per call: for a given mode and form the sizes
+  // take turns along the table, so each meets every size many times (two PEs taking turns on one GPU
+  // make each call's barriers slow: the whole product would take many minutes). Under the network
+  // scale, one mode and form per (type, op), in turns, each with every size in turn.
   const size_t sizes[] = {0, 1, 37, 1001};
-  for (const Entry& en : kEntries) {
-    for (size_t n : sizes) {
-      for (Mode mode : {kOut, kInPlace, kScatter}) {
-        for (bool stream : {false, true}) en.run(en, n, mode, stream);
+  const size_t entries = sizeof kEntries / sizeof kEntries[0];
+  for (size_t e = 0; e < entries; ++e) {
+    int j = 0;
+    for (Mode mode : {kOut, kInPlace, kScatter}) {
+      for (bool stream : {false, true}) {
+        const int combo = j++;
+        if (gputest::net_scale() > 1) {
+          if (static_cast<size_t>(combo) == e % 6) kEntries[e].run(kEntries[e], sizes[(e / 6) % 4], mode, stream);
+        } else {
+          kEntries[e].run(kEntries[e], sizes[(e + static_cast<size_t>(combo)) % 4], mode, stream);
+        }
       }
     }
   }
-  // A few MiB for one pair of each kind: the gather and the copies at size.
+  // A few MiB for one pair of each kind: many rounds of the scratch across the network.
   for (const Entry& en : kEntries) {
     const bool pick =
         (std::strcmp(en.type, "int") == 0 && en.op == kSum) || (std::strcmp(en.type, "double") == 0 && en.op == kMax) ||
