@@ -477,9 +477,9 @@ GSHMEMI_RED_FN bool reduce_dispatch(ReduceType type, ReduceOp op, F& f) {
 }
 
 // A reduction whose type and operation are values (the library's kernel and the CPU backend's engine
-// get them so): reduce or reducescatter of `n` elements with the memory operations `ops`. False for a
-// (type, op) pair that has no reduction.
-template <class Ops>
+// get them so): reduce or reducescatter of `n` elements with the memory operations `ops`, or with
+// `Staged` through the team's scratch (staged_reduce). False for a (type, op) pair that has no reduction.
+template <class Ops, bool Staged = false>
 struct ReduceByValue {
   Ops& ops;
   const TeamSlot& t;
@@ -489,7 +489,9 @@ struct ReduceByValue {
   size_t n;
   template <ReduceOp Op, class T>
   GSHMEMI_RED_FN void run() {
-    if (scatter) {
+    if constexpr (Staged) {
+      staged_reduce<Combiner<Op, T>>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n, scatter);
+    } else if (scatter) {
       reducescatter<Op>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n);
     } else {
       reduce<Op>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n);
@@ -505,25 +507,11 @@ GSHMEMI_RED_FN bool reduce_by_value(Ops& ops, const TeamSlot& t, ReduceType type
 }
 
 // staged_reduce with the type and operation as values (the library's kernel, for the host and on-stream
-// reductions of the GPU backend on teams across the network). False for a pair that has no reduction.
-template <class Ops>
-struct StagedByValue {
-  Ops& ops;
-  const TeamSlot& t;
-  bool scatter;
-  void* dest;
-  const void* src;
-  size_t n;
-  template <ReduceOp Op, class T>
-  GSHMEMI_RED_FN void run() {
-    staged_reduce<Combiner<Op, T>>(ops, t, static_cast<T*>(dest), static_cast<const T*>(src), n, scatter);
-  }
-};
-
+// reductions of the GPU backend on teams across the network).
 template <class Ops>
 GSHMEMI_RED_FN bool staged_by_value(Ops& ops, const TeamSlot& t, ReduceType type, ReduceOp op, bool scatter, void* dest,
                                     const void* src, size_t n) {
-  StagedByValue<Ops> r{ops, t, scatter, dest, src, n};
+  ReduceByValue<Ops, true> r{ops, t, scatter, dest, src, n};
   return reduce_dispatch(type, op, r);
 }
 
