@@ -8,9 +8,12 @@
 // transports without hardware atomics (TCP, shared memory), where it cannot reach GPU memory (UCX 1.22:
 // "cannot find remote protocol ... amo_post to cuda") and, with peer error handling, not even host
 // memory ("... amo_post"). NVSHMEM's UCX transport does the same on the target (with GDRCopy).
+// Staged memory (GPU memory that this UCX cannot register, or every heap when the core asks): puts and
+// gets on it travel as active messages with their data (UCP's eager or rendezvous protocols move it),
+// which the target applies through gshmem (services.local_copy) and answers, as for the atomics.
 // Ordering: fence() makes the next atomic wait until earlier puts are complete (a flush) and waits for
-// the atomics in flight, so operations on each side of a fence stay in order; quiet() waits for every
-// atomic's answer.
+// the atomics and staged operations in flight, so operations on each side of a fence stay in order;
+// quiet() waits for every answer.
 //
 // Progress: UCP moves data only when someone calls ucp_worker_progress, and a peer's put or atomic on
 // this PE's memory may need this PE's progress (UCP emulates RMA and atomics in software over
@@ -28,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -56,6 +60,7 @@ struct RemoteRegion {
   uint64_t bytes = 0;
   uint64_t addr = 0;  // its address in that PE
   ucp_rkey_h rkey = nullptr;
+  bool staged = false;  // not registered: reached through active messages
 };
 
 struct Peer {
@@ -68,9 +73,12 @@ struct LocalRegion {
   ucp_mem_h memh = nullptr;
 };
 
-// The active messages of the atomics.
+// The active messages of the atomics, and of puts and gets on staged memory.
 constexpr unsigned kAmoRequestId = 1;
-constexpr unsigned kAmoReplyId = 2;
+constexpr unsigned kAmoReplyId = 2;    // the answer to an atomic and to a staged put
+constexpr unsigned kPutRequestId = 3;  // header DataRequest, the data as payload
+constexpr unsigned kGetRequestId = 4;  // header DataRequest
+constexpr unsigned kGetReplyId = 5;    // header AmoReply (no value), the data as payload
 struct AmoRequest {
   uint64_t id;  // the requester's, echoed in the reply
   uint64_t offset;
@@ -78,6 +86,14 @@ struct AmoRequest {
   uint64_t compare;
   int32_t op;
   int32_t bytes;
+  int32_t from;  // the requesting PE
+  int32_t pad;
+};
+// A put or get on staged memory.
+struct DataRequest {
+  uint64_t id;  // the requester's, echoed in the reply
+  uint64_t offset;
+  uint64_t bytes;
   int32_t from;  // the requesting PE
   int32_t pad;
 };
@@ -112,11 +128,16 @@ class Ucx {
     wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
     s = ucp_worker_create(context_, &wp, &worker_);
     if (s != UCS_OK) return fail(why, len, "ucp_worker_create: %s", ucs_status_string(s));
-    for (unsigned id : {kAmoRequestId, kAmoReplyId}) {
+    const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {{kAmoRequestId, &Ucx::on_amo_request},
+                                                                    {kAmoReplyId, &Ucx::on_amo_reply},
+                                                                    {kPutRequestId, &Ucx::on_put_request},
+                                                                    {kGetRequestId, &Ucx::on_get_request},
+                                                                    {kGetReplyId, &Ucx::on_get_reply}};
+    for (const auto& [id, cb] : handlers) {
       ucp_am_handler_param_t hp{};
       hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
       hp.id = id;
-      hp.cb = id == kAmoRequestId ? &Ucx::on_amo_request : &Ucx::on_amo_reply;
+      hp.cb = cb;
       hp.arg = this;
       s = ucp_worker_set_am_recv_handler(worker_, &hp);
       if (s != UCS_OK) return fail(why, len, "ucp_worker_set_am_recv_handler: %s", ucs_status_string(s));
@@ -187,6 +208,7 @@ class Ucx {
       return fail(why, len, "this UCX (%s) was built without CUDA: it cannot register GPU memory",
                   ucp_get_version_string());
     }
+    const bool staged = mem_type == GSHMEM_TRANSPORT_MEM_STAGED;
     ucp_mem_map_params_t mp{};
     mp.field_mask =
         UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
@@ -196,8 +218,8 @@ class Ucx {
     LocalRegion region;
     void* packed = nullptr;
     size_t packed_len = 0;
-    ucs_status_t s;
-    {
+    ucs_status_t s = UCS_OK;
+    if (!staged) {
       std::lock_guard<std::mutex> lock(mu_);
       s = ucp_mem_map(context_, &mp, &region.memh);
       if (s == UCS_OK) s = ucp_rkey_pack(context_, region.memh, &packed, &packed_len);
@@ -205,14 +227,15 @@ class Ucx {
     // Every PE takes part in the exchange, also one whose registration failed (it sends an empty key),
     // so that no PE waits for it; each reports its own failure.
     std::vector<char> mine(sizeof(uint64_t) * 2);
-    const uint64_t header[2] = {s == UCS_OK ? 1u : 0u, reinterpret_cast<uint64_t>(addr)};
+    // The header: 0 (failed), 1 (a key follows) or 2 (staged), and the address.
+    const uint64_t header[2] = {s != UCS_OK ? 0u : staged ? 2u : 1u, reinterpret_cast<uint64_t>(addr)};
     std::memcpy(mine.data(), header, sizeof header);
     if (s == UCS_OK) mine.insert(mine.end(), static_cast<char*>(packed), static_cast<char*>(packed) + packed_len);
     if (packed) ucp_rkey_buffer_release(packed);
     std::vector<std::vector<char>> all;
     const int rc = exchange(mine.data(), mine.size(), &all);
     if (s != UCS_OK) return fail(why, len, "ucp_mem_map of %zu bytes: %s", bytes, ucs_status_string(s));
-    locals_.push_back(region);
+    if (!staged) locals_.push_back(region);
     if (rc != 0) return fail(why, len, "the exchange of UCX memory keys through the bootstrap failed");
     std::lock_guard<std::mutex> lock(mu_);
     for (int pe = 0; pe < sv_.size; ++pe) {
@@ -221,13 +244,16 @@ class Ucx {
       const std::vector<char>& blob = all[static_cast<size_t>(pe)];
       uint64_t h[2];
       std::memcpy(h, blob.data(), sizeof h);
-      if (h[0] != 1) return fail(why, len, "PE %d could not register its memory with UCX", pe);
+      if (h[0] == 0) return fail(why, len, "PE %d could not register its memory with UCX", pe);
       RemoteRegion r;
       r.offset = offset;
       r.bytes = bytes;
       r.addr = h[1];
-      s = ucp_ep_rkey_unpack(peer.ep, blob.data() + sizeof h, &r.rkey);
-      if (s != UCS_OK) return fail(why, len, "ucp_ep_rkey_unpack of PE %d's key: %s", pe, ucs_status_string(s));
+      r.staged = h[0] == 2;
+      if (!r.staged) {
+        s = ucp_ep_rkey_unpack(peer.ep, blob.data() + sizeof h, &r.rkey);
+        if (s != UCS_OK) return fail(why, len, "ucp_ep_rkey_unpack of PE %d's key: %s", pe, ucs_status_string(s));
+      }
       auto at = std::lower_bound(peer.regions.begin(), peer.regions.end(), r,
                                  [](const RemoteRegion& a, const RemoteRegion& b) { return a.offset < b.offset; });
       peer.regions.insert(at, r);
@@ -239,6 +265,8 @@ class Ucx {
     return each_piece(
         pe, offset, bytes, why, len,
         [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at, size_t n, std::unique_lock<std::mutex>& lock) {
+          if (!rkey)
+            return staged_put(ep, pe, offset + at, static_cast<const char*>(src) + at, n, blocking, lock, why, len);
           ucp_request_param_t p{};
           ucs_status_ptr_t r = ucp_put_nbx(ep, static_cast<const char*>(src) + at, n, raddr, rkey, &p);
           return finish(r, blocking, lock, "ucp_put_nbx", why, len);
@@ -249,10 +277,67 @@ class Ucx {
     return each_piece(
         pe, offset, bytes, why, len,
         [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at, size_t n, std::unique_lock<std::mutex>& lock) {
+          if (!rkey) return staged_get(ep, pe, offset + at, static_cast<char*>(dst) + at, n, blocking, lock, why, len);
           ucp_request_param_t p{};
           ucs_status_ptr_t r = ucp_get_nbx(ep, static_cast<char*>(dst) + at, n, raddr, rkey, &p);
           return finish(r, blocking, lock, "ucp_get_nbx", why, len);
         });
+  }
+
+  // A put on staged memory: an active message with the data, answered once the target applied it. With
+  // `blocking` it returns when `src` may be reused; remote completion by quiet (the answer).
+  int staged_put(ucp_ep_h ep, int pe, uint64_t offset, const char* src, size_t n, bool blocking,
+                 std::unique_lock<std::mutex>& lock, char* why, size_t len) {
+    if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peers_[static_cast<size_t>(pe)].failed));
+    }
+    const uint64_t id = next_amo_++;
+    Pending& pending = pending_[id];
+    pending.kind = Kind::kPut;
+    pending.pe = pe;
+    pending.data = DataRequest{id, offset, n, sv_.rank, 0};
+    ucp_request_param_t p{};
+    // The header lives in `pending` until the answer, which comes after the send completed.
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kPutRequestId, &pending.data, sizeof pending.data, src, n, &p);
+    if (UCS_PTR_IS_ERR(r)) {
+      pending_.erase(id);
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+    }
+    ++in_flight_;
+    return finish(r, blocking, lock, "ucp_am_send_nbx", why, len);
+  }
+
+  // A get on staged memory: a request that the target answers with the data, into host memory `dst`:
+  // there on return with `blocking`, else by quiet.
+  int staged_get(ucp_ep_h ep, int pe, uint64_t offset, char* dst, size_t n, bool blocking,
+                 std::unique_lock<std::mutex>& lock, char* why, size_t len) {
+    if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peers_[static_cast<size_t>(pe)].failed));
+    }
+    const uint64_t id = next_amo_++;
+    Pending& pending = pending_[id];
+    pending.kind = Kind::kGet;
+    pending.pe = pe;
+    pending.fetch = blocking;
+    pending.get_dest = dst;
+    pending.data = DataRequest{id, offset, n, sv_.rank, 0};
+    ucp_request_param_t p{};
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kGetRequestId, &pending.data, sizeof pending.data, nullptr, 0, &p);
+    if (UCS_PTR_IS_ERR(r)) {
+      pending_.erase(id);
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+    }
+    if (r != nullptr) ucp_request_free(r);
+    ++in_flight_;
+    if (!blocking) return 0;
+    while (!pending_[id].done) progress_once(lock);
+    const Pending done = pending_[id];
+    pending_.erase(id);
+    if (done.status < 0) {
+      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(static_cast<ucs_status_t>(done.status)));
+    }
+    if (done.status != 0) return fail(why, len, "PE %d could not read %zu bytes of its memory for a get", pe, n);
+    return 0;
   }
 
   int atomic(int pe, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare, uint64_t* fetched,
@@ -305,7 +390,7 @@ class Ucx {
     std::unique_lock<std::mutex> lock(mu_);
     const ucs_status_t s = ucp_worker_fence(worker_);
     if (s != UCS_OK) return fail(why, len, "ucp_worker_fence: %s", ucs_status_string(s));
-    // Atomics before the fence are applied before anything after it leaves.
+    // Atomics and staged puts before the fence are applied before anything after it leaves.
     while (in_flight_ > 0) progress_once(lock);
     fence_pending_ = true;
     return failed_amos(why, len);
@@ -329,7 +414,9 @@ class Ucx {
       std::unique_lock<std::mutex> lock(mu_);
       std::vector<ucs_status_ptr_t> closing;
       for (Peer& peer : peers_) {
-        for (RemoteRegion& r : peer.regions) ucp_rkey_destroy(r.rkey);
+        for (RemoteRegion& r : peer.regions) {
+          if (r.rkey) ucp_rkey_destroy(r.rkey);
+        }
         peer.regions.clear();
         if (!peer.ep) continue;
         ucp_request_param_t p{};
@@ -357,9 +444,17 @@ class Ucx {
   ~Ucx() { stop_progress(); }
 
  private:
-  // An atomic sent and not answered yet.
+  enum class Kind { kAtomic, kPut, kGet };
+  static const char* kind_name(Kind k) {
+    return k == Kind::kAtomic ? "an atomic" : k == Kind::kPut ? "a put" : "a get";
+  }
+
+  // An atomic, or a put or get on staged memory, sent and not answered yet.
   struct Pending {
+    Kind kind = Kind::kAtomic;
     AmoRequest request{};
+    DataRequest data{};        // a put's or get's header
+    char* get_dest = nullptr;  // where a get's data goes
     int pe = -1;         // the target
     bool fetch = false;  // its caller waits for the value (else the reply ends it)
     uint64_t* dest = nullptr;  // where the reply stores the value for a caller that does not wait
@@ -379,14 +474,22 @@ class Ucx {
     }
   }
 
-  // Whether an atomic without a fetched value failed at its target since the last call. Holds mu_.
+  // Whether an operation that nobody waits for (an atomic without a fetched value, a staged put, a
+  // non-blocking staged get) failed since the last call. Holds mu_.
   int failed_amos(char* why, size_t len) {
     if (failed_amo_pe_ < 0) return 0;
     const int pe = failed_amo_pe_;
     failed_amo_pe_ = -1;
+    const char* what = kind_name(failed_kind_);
     const ucs_status_t lost = peers_[static_cast<size_t>(pe)].failed;
-    if (lost != UCS_OK) return fail(why, len, "an atomic to PE %d got no answer: %s", pe, ucs_status_string(lost));
-    return fail(why, len, "PE %d could not apply an atomic to its memory", pe);
+    if (lost != UCS_OK) return fail(why, len, "%s to PE %d got no answer: %s", what, pe, ucs_status_string(lost));
+    return fail(why, len, "PE %d could not apply %s to its memory", pe, what);
+  }
+
+  // Records that an operation nobody waits for failed (failed_amos reports it). Holds mu_.
+  void note_failed(const Pending& p) {
+    failed_amo_pe_ = p.pe;
+    failed_kind_ = p.kind;
   }
 
   // The target side of an atomic: applies it through gshmem, then answers (from within progress,
@@ -397,25 +500,142 @@ class Ucx {
     if (header_length != sizeof(AmoRequest)) return UCS_OK;
     AmoRequest req;
     std::memcpy(&req, header, sizeof req);
-    auto* reply = new AmoReply{req.id, 0, 0, 0};
-    reply->status =
-        self->sv_.local_atomic(self->sv_.ctx, req.offset, req.op, req.bytes, req.operand, req.compare, &reply->value);
-    ucp_ep_h ep = req.from >= 0 && req.from < self->sv_.size ? self->peers_[static_cast<size_t>(req.from)].ep : nullptr;
+    uint64_t old = 0;
+    const int rc = self->sv_.local_atomic(self->sv_.ctx, req.offset, req.op, req.bytes, req.operand, req.compare, &old);
+    self->answer(req.from, kAmoReplyId, req.id, rc, old, nullptr);
+    return UCS_OK;
+  }
+
+  // Answers a peer's request `id` with `status` (0: done), an atomic's previous `value` and, for a get,
+  // the data in `payload` (owned, freed once sent). From within progress, holding mu_.
+  void answer(int to, unsigned am_id, uint64_t id, int status, uint64_t value, std::vector<char>* payload) {
+    struct Answer {
+      AmoReply reply;
+      std::vector<char>* payload;
+    };
+    ucp_ep_h ep = to >= 0 && to < sv_.size ? peers_[static_cast<size_t>(to)].ep : nullptr;
+    auto* a = new Answer{AmoReply{id, value, status, 0}, payload};
     if (!ep) {
-      delete reply;
-      return UCS_OK;
+      delete a->payload;
+      delete a;
+      return;
     }
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    p.cb.send = [](void*, ucs_status_t, void* user_data) { delete static_cast<AmoReply*>(user_data); };
-    p.user_data = reply;
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kAmoReplyId, reply, sizeof *reply, nullptr, 0, &p);
+    p.cb.send = [](void* request, ucs_status_t, void* user_data) {
+      ucp_request_free(request);
+      auto* done = static_cast<Answer*>(user_data);
+      delete done->payload;
+      delete done;
+    };
+    p.user_data = a;
+    const bool data = payload && status == 0;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, &a->reply, sizeof a->reply, data ? payload->data() : nullptr,
+                                         data ? payload->size() : 0, &p);
     if (r == nullptr || UCS_PTR_IS_ERR(r)) {
-      delete reply;  // sent at once (the callback is not called), or failed (the requester's ep fails too)
-    } else {
-      ucp_request_free(r);  // the callback frees the reply when the send completes
+      delete a->payload;  // sent at once (the callback is not called), or failed (the requester's ep fails too)
+      delete a;
+    }  // else the callback frees the request and the answer when the send completes
+  }
+
+  // A received message's data: at hand (eager), or to be fetched by ucp_am_recv_data_nbx (rendezvous)
+  // into `into`, after which done(status) runs. From within progress, holding mu_.
+  template <class Done>
+  void receive(const void* data, size_t length, const ucp_am_recv_param_t* param, char* into, Done done) {
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+      if (length) std::memcpy(into, data, length);
+      done(UCS_OK);
+      return;
     }
+    auto* later = new Done(std::move(done));
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.recv_am = [](void* request, ucs_status_t status, size_t, void* user_data) {
+      ucp_request_free(request);
+      auto* d = static_cast<Done*>(user_data);
+      (*d)(status);
+      delete d;
+    };
+    p.user_data = later;
+    ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, const_cast<void*>(data), into, length, &p);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) {
+      (*later)(r == nullptr ? UCS_OK : UCS_PTR_STATUS(r));
+      delete later;
+    }  // else the callback runs, and frees the request, when the data is here (UCX calls no callback of a
+       // request freed before it completes)
+  }
+
+  // The target side of a staged put: the data into this PE's heap through gshmem, then the answer.
+  static ucs_status_t on_put_request(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                     const ucp_am_recv_param_t* param) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (header_length != sizeof(DataRequest)) return UCS_OK;
+    DataRequest req;
+    std::memcpy(&req, header, sizeof req);
+    if (length != req.bytes) {
+      self->answer(req.from, kAmoReplyId, req.id, 1, 0, nullptr);
+      return UCS_OK;
+    }
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+      // The data is valid during this call: straight into the heap.
+      const int rc = self->sv_.local_copy(self->sv_.ctx, req.offset, data, length, 1);
+      self->answer(req.from, kAmoReplyId, req.id, rc, 0, nullptr);
+      return UCS_OK;
+    }
+    auto buffer = std::make_shared<std::vector<char>>(length);
+    self->receive(data, length, param, buffer->data(), [self, req, buffer](ucs_status_t s) {
+      const int rc =
+          s == UCS_OK ? self->sv_.local_copy(self->sv_.ctx, req.offset, buffer->data(), buffer->size(), 1) : 1;
+      self->answer(req.from, kAmoReplyId, req.id, rc, 0, nullptr);
+    });
     return UCS_OK;
+  }
+
+  // The target side of a staged get: the data out of this PE's heap through gshmem, sent as the answer.
+  static ucs_status_t on_get_request(void* arg, const void* header, size_t header_length, void*, size_t,
+                                     const ucp_am_recv_param_t*) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (header_length != sizeof(DataRequest)) return UCS_OK;
+    DataRequest req;
+    std::memcpy(&req, header, sizeof req);
+    auto* buffer = new std::vector<char>(req.bytes);
+    const int rc = self->sv_.local_copy(self->sv_.ctx, req.offset, buffer->data(), buffer->size(), 0);
+    self->answer(req.from, kGetReplyId, req.id, rc, 0, buffer);
+    return UCS_OK;
+  }
+
+  // The requester's side of a staged get's answer: the data into the get's destination.
+  static ucs_status_t on_get_reply(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                   const ucp_am_recv_param_t* param) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (header_length != sizeof(AmoReply)) return UCS_OK;
+    AmoReply rep;
+    std::memcpy(&rep, header, sizeof rep);
+    auto it = self->pending_.find(rep.id);
+    if (it == self->pending_.end() || it->second.done) return UCS_OK;  // failed already (its connection)
+    if (rep.status != 0 || length != it->second.data.bytes) {
+      self->complete(rep.id, rep.status != 0 ? rep.status : 1);
+      return UCS_OK;
+    }
+    const uint64_t id = rep.id;
+    self->receive(data, length, param, it->second.get_dest,
+                  [self, id](ucs_status_t s) { self->complete(id, s == UCS_OK ? 0 : static_cast<int>(s)); });
+    return UCS_OK;
+  }
+
+  // Ends the pending get `id` with `status`: its waiting caller sees it, or (non-blocking) it is gone,
+  // a failure noted for quiet. Holds mu_.
+  void complete(uint64_t id, int status) {
+    auto it = pending_.find(id);
+    if (it == pending_.end() || it->second.done) return;
+    --in_flight_;
+    if (!it->second.fetch) {
+      if (status != 0) note_failed(it->second);
+      pending_.erase(it);
+      return;
+    }
+    it->second.done = true;
+    it->second.status = status;
   }
 
   static ucs_status_t on_amo_reply(void* arg, const void* header, size_t header_length, void*, size_t,
@@ -428,7 +648,7 @@ class Ucx {
     if (it == self->pending_.end() || it->second.done) return UCS_OK;
     --self->in_flight_;
     if (!it->second.fetch) {
-      if (rep.status != 0) self->failed_amo_pe_ = it->second.pe;
+      if (rep.status != 0) self->note_failed(it->second);
       if (rep.status == 0 && it->second.dest) *it->second.dest = rep.value;
       self->pending_.erase(it);
       return UCS_OK;
@@ -577,7 +797,7 @@ class Ucx {
           it->second.status = static_cast<int>(self->peers_[static_cast<size_t>(pe)].failed);
           ++it;
         } else {
-          self->failed_amo_pe_ = pe;
+          self->note_failed(it->second);
           it = self->pending_.erase(it);
         }
       }
@@ -605,7 +825,8 @@ class Ucx {
   uint64_t next_amo_ = 1;
   uint64_t in_flight_ = 0;      // atomics sent and not answered
   bool fence_pending_ = false;  // a fence since the last flush: the next atomic flushes first
-  int failed_amo_pe_ = -1;      // a PE that answered an atomic without a fetched value with a failure
+  int failed_amo_pe_ = -1;      // a PE where an operation that nobody waits for failed
+  Kind failed_kind_ = Kind::kAtomic;
 };
 
 Ucx* self_of(gshmem_transport_plugin_v1_t* p) { return static_cast<Ucx*>(p->state); }

@@ -17,6 +17,7 @@
 #include "gshmem/constants.h"
 #include "gshmem/detail/flag_barrier.h"
 #include "gshmem/version.h"
+#include "util/cuda_driver.h"
 #include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
@@ -420,7 +421,8 @@ Status Runtime::setup_network() {
   std::string why;
   // A peer's atomic on this PE's heap, applied here: CPU atomics, or the GPU's own (a kernel) on a GPU
   // heap. The transports exist before any peer can send one (after the bind's barrier).
-  auto local_atomic = [this](uint64_t offset, const Amo& amo, uint64_t* old) {
+  LocalMemory local;
+  local.atomic = [this](uint64_t offset, const Amo& amo, uint64_t* old) {
     if (!transport_ || offset + static_cast<uint64_t>(amo.bytes) > heap_.mapped() ||
         offset % static_cast<uint64_t>(amo.bytes) != 0 || (backend_ == Backend::kGpu && !gpu_)) {
       return GSHMEM_ERROR_INVALID_VALUE;
@@ -428,7 +430,24 @@ Status Runtime::setup_network() {
     if (gpu_) gpu_->make_current();
     return transport_->atomic(heap_.base() + offset, amo, old, Completion::kBlocking, nullptr);
   };
-  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, local_atomic, &network_, &why);
+  // A peer's put or get on this PE's staged heap: the memory transport's copy (the copy engines on a GPU
+  // heap), waited for.
+  local.copy_heap = [this](uint64_t offset, void* host, size_t bytes, bool to_heap) {
+    if (!transport_ || offset > heap_.mapped() || bytes > heap_.mapped() - offset ||
+        (backend_ == Backend::kGpu && !gpu_)) {
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    if (gpu_) gpu_->make_current();
+    char* at = heap_.base() + offset;
+    return to_heap ? transport_->copy(at, host, bytes, Completion::kBlocking, nullptr)
+                   : transport_->copy(host, at, bytes, Completion::kBlocking, nullptr);
+  };
+  local.on_gpu = [this](const void* p) { return backend_ == Backend::kGpu && cuda_device_memory(p); };
+  local.copy = [this](void* dst, const void* src, size_t bytes) {
+    if (gpu_) gpu_->make_current();
+    return transport_->copy(dst, src, bytes, Completion::kBlocking, nullptr);
+  };
+  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, std::move(local), &network_, &why);
   const bool gpu = backend_ == Backend::kGpu;
   if (!ok(s)) {
     no_network_ = "the network transport could not start (" + why +
@@ -446,9 +465,10 @@ Status Runtime::setup_network() {
     GSHMEM_INFO(kTransport, "%s", no_network_.c_str());
     return GSHMEM_SUCCESS;
   }
+  bool staged = config_.net_staging == "always";
   if (gpu) {
-    // The heap is GPU memory: the transport must register it as such on every PE (decided together, so
-    // that all PEs end here or none).
+    // A GPU heap that the network library of some PE cannot register is staged on every PE (decided
+    // together): peers' puts and gets on it travel in the library's messages, applied here by copies.
     const unsigned char mine_ok = network_->caps().gpu_memory ? 1 : 0;
     std::vector<unsigned char> oks(static_cast<size_t>(n));
     GSHMEM_CHECK(boot_->allgather(&mine_ok, oks.data(), 1));
@@ -456,19 +476,17 @@ Status Runtime::setup_network() {
     for (int pe = 0; pe < n; ++pe) {
       if (!oks[static_cast<size_t>(pe)]) without.push_back(pe);
     }
-    if (!without.empty()) {
-      GSHMEM_ERROR(
-          "the GPU backend reaches PEs across the network only with a network library that registers GPU memory, "
-          "and the %s of PE%s %s does not (%s). Build gshmem with a UCX built with CUDA (the PyPI wheel "
-          "libucx-cu13: -DGSHMEM_UCX_ROOT=<wheel>/libucx, see docs/network.md), or run on the CPU backend "
-          "(GSHMEM_BACKEND=cpu)",
-          network_->name(), without.size() == 1 ? "" : "s", pe_list(without).c_str(),
-          across.empty() ? network_->name() : network_->describe(across.front()).c_str());
-      network_->finalize();
-      network_.reset();
-      return GSHMEM_ERROR_NOT_SUPPORTED;
+    if (!without.empty() && me == 0) {
+      GSHMEM_INFO(kTransport,
+                  "the %s of PE%s %s cannot register GPU memory (%s): the GPU heaps are reached through host buffers, "
+                  "with the data in the network library's messages (slower than with a UCX built with CUDA, such as "
+                  "the PyPI wheel libucx-cu13: docs/network.md)",
+                  network_->name(), without.size() == 1 ? "" : "s", pe_list(without).c_str(),
+                  across.empty() ? network_->name() : network_->describe(across.front()).c_str());
     }
+    staged = staged || !without.empty();
   }
+  network_->set_staged(staged);
   GSHMEM_CHECK(network_->add_memory(heap_.base(), heap_.mapped(), 0, gpu));
   heap_.set_growth_listener([this, gpu](char* addr, uint64_t offset, uint64_t bytes) {
     return network_->add_memory(addr, bytes, offset, gpu);
@@ -803,7 +821,7 @@ std::string Runtime::peer_route(int pe, std::string* why) const {
                                host_of_pe_[static_cast<size_t>(pe)] == host_of_pe_[static_cast<size_t>(my_pe())]
                            ? "NVSHMEM_DISABLE_P2P is set"
                            : "on another host") +
-           ": " + network_->describe(pe);
+           ": " + network_->describe(pe) + (network_->staged() ? ", heaps staged through host buffers" : "");
     return std::string("network, ") + network_->name();
   }
   if (r == Route::kUnreachable) {

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -76,24 +77,33 @@ int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_
     return 1;
   }
   *old = 0;
-  const Status s = t->local_atomic_(offset, Amo{static_cast<AmoOp>(op), bytes, operand, compare}, old);
+  const Status s = t->local_.atomic(offset, Amo{static_cast<AmoOp>(op), bytes, operand, compare}, old);
   if (ok(s)) return 0;
   GSHMEM_ERROR("network transport %s: the atomic a peer sent to heap offset %llu of this PE could not be applied",
                t->plugin_.name, static_cast<unsigned long long>(offset));
   return 1;
 }
 
+int services_local_copy(void* ctx, uint64_t offset, void* host, size_t bytes, int to_heap) {
+  auto* t = static_cast<NetworkTransport*>(ctx);
+  if (ok(t->local_.copy_heap(offset, host, bytes, to_heap != 0))) return 0;
+  GSHMEM_ERROR("network transport %s: a peer's %s of %zu bytes at heap offset %llu of this PE could not be applied",
+               t->plugin_.name, to_heap ? "put" : "get", bytes, static_cast<unsigned long long>(offset));
+  return 1;
+}
+
 Status NetworkTransport::open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
-                              LocalAtomic local_atomic, std::unique_ptr<NetworkTransport>* out, std::string* why) {
+                              LocalMemory local, std::unique_ptr<NetworkTransport>* out, std::string* why) {
   std::unique_ptr<NetworkTransport> t(new NetworkTransport());
   t->boot_ = boot;
-  t->local_atomic_ = std::move(local_atomic);
+  t->local_ = std::move(local);
   t->services_.ctx = t.get();
   t->services_.rank = boot->rank();
   t->services_.size = boot->size();
   t->services_.allgather = &services_allgather;
   t->services_.log = &services_log;
   t->services_.local_atomic = &services_local_atomic;
+  t->services_.local_copy = &services_local_copy;
   t->reach_ = reach;
   const std::string started = start_plugin(path, t->services_, &t->plugin_);
   t->open_ = started.empty();
@@ -152,17 +162,54 @@ Status NetworkTransport::failed(const char* what, int pe, const char* why) const
 
 Status NetworkTransport::add_memory(void* addr, uint64_t bytes, uint64_t offset, bool gpu_memory) {
   char why[512] = "";
-  if (plugin_.add_memory(&plugin_, addr, bytes, offset,
-                         gpu_memory ? GSHMEM_TRANSPORT_MEM_CUDA : GSHMEM_TRANSPORT_MEM_HOST, why, sizeof why) != 0) {
+  const int type = staged_      ? GSHMEM_TRANSPORT_MEM_STAGED
+                   : gpu_memory ? GSHMEM_TRANSPORT_MEM_CUDA
+                                : GSHMEM_TRANSPORT_MEM_HOST;
+  if (plugin_.add_memory(&plugin_, addr, bytes, offset, type, why, sizeof why) != 0) {
     return failed(log::format("registering %s of the heap", format_size(bytes).c_str()).c_str(), -1, why);
   }
-  GSHMEM_INFO(kTransport, "%s: heap offsets [%llu, %llu) registered (%s memory)", plugin_.name,
+  GSHMEM_INFO(kTransport, "%s: heap offsets [%llu, %llu) %s (%s memory)", plugin_.name,
               static_cast<unsigned long long>(offset), static_cast<unsigned long long>(offset + bytes),
-              gpu_memory ? "GPU" : "host");
+              staged_ ? "staged: reached through messages" : "registered", gpu_memory ? "GPU" : "host");
+  return GSHMEM_SUCCESS;
+}
+
+namespace {
+// The host buffer of a staged put or get takes this much at a time.
+constexpr size_t kStagePiece = 4u << 20;
+}  // namespace
+
+Status NetworkTransport::put_staged(int pe, uint64_t offset, const void* src, size_t bytes) {
+  std::vector<char> host(std::min(bytes, kStagePiece));
+  for (size_t at = 0; at < bytes; at += host.size()) {
+    const size_t n = std::min(host.size(), bytes - at);
+    GSHMEM_CHECK(local_.copy(host.data(), static_cast<const char*>(src) + at, n));
+    char why[512] = "";
+    // Blocking: the host buffer is reused for the next piece (remote completion is still by quiet).
+    if (plugin_.put(&plugin_, pe, offset + at, host.data(), n, 1, why, sizeof why) != 0) {
+      return failed(log::format("a put of %zu bytes", bytes).c_str(), pe, why);
+    }
+  }
+  return GSHMEM_SUCCESS;
+}
+
+Status NetworkTransport::get_staged(void* dst, int pe, uint64_t offset, size_t bytes) {
+  std::vector<char> host(std::min(bytes, kStagePiece));
+  for (size_t at = 0; at < bytes; at += host.size()) {
+    const size_t n = std::min(host.size(), bytes - at);
+    char why[512] = "";
+    if (plugin_.get(&plugin_, host.data(), pe, offset + at, n, 1, why, sizeof why) != 0) {
+      return failed(log::format("a get of %zu bytes", bytes).c_str(), pe, why);
+    }
+    GSHMEM_CHECK(local_.copy(static_cast<char*>(dst) + at, host.data(), n));
+  }
   return GSHMEM_SUCCESS;
 }
 
 Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t bytes, Completion completion) {
+  // A GPU buffer that the network library cannot read goes through host memory (complete on return: a
+  // non-blocking put completes early, which its contract allows).
+  if (staged_ && bytes > 0 && local_.on_gpu(src)) return put_staged(pe, offset, src, bytes);
   char why[512] = "";
   if (plugin_.put(&plugin_, pe, offset, src, bytes, completion != Completion::kNbi, why, sizeof why) == 0)
     return GSHMEM_SUCCESS;
@@ -170,6 +217,7 @@ Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t by
 }
 
 Status NetworkTransport::get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion) {
+  if (staged_ && bytes > 0 && local_.on_gpu(dst)) return get_staged(dst, pe, offset, bytes);
   char why[512] = "";
   if (plugin_.get(&plugin_, dst, pe, offset, bytes, completion != Completion::kNbi, why, sizeof why) == 0)
     return GSHMEM_SUCCESS;

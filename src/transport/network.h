@@ -24,17 +24,28 @@ struct TransportCaps {
   bool gpu_memory = false;  // registers GPU memory (else a GPU heap needs host staging)
 };
 
-class NetworkTransport {
- public:
+// What the network transport needs of this PE's own memory (the core provides it).
+struct LocalMemory {
   // Applies an atomic to this PE's heap at a heap offset (the target side of a peer's atomic, which the
   // plugin may carry to this PE; see transport_v1.h). Called from the plugin's threads.
-  using LocalAtomic = std::function<Status(uint64_t offset, const Amo& amo, uint64_t* old)>;
+  std::function<Status(uint64_t offset, const Amo& amo, uint64_t* old)> atomic;
+  // Copies between host memory and this PE's heap at a heap offset, waiting for it (the target side of
+  // a peer's put or get on staged memory). Called from the plugin's threads.
+  std::function<Status(uint64_t offset, void* host, size_t bytes, bool to_heap)> copy_heap;
+  // Whether the CPU cannot read `p` (GPU memory): with a staged heap, such local buffers of puts and
+  // gets go through host buffers.
+  std::function<bool(const void* p)> on_gpu;
+  // Copies between any two buffers of this process (GPU or host memory), waiting for it.
+  std::function<Status(void* dst, const void* src, size_t bytes)> copy;
+};
 
+class NetworkTransport {
+ public:
   // Loads the plugin `path` on every PE and connects each PE to those with reach[pe] (the rows agree:
   // see transport_v1.h). Collective over all PEs; every PE gets the same result: a PE that cannot load or
   // start the plugin fails the call on all of them, and *why names the PEs and their reasons.
   static Status open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
-                     LocalAtomic local_atomic, std::unique_ptr<NetworkTransport>* out, std::string* why);
+                     LocalMemory local, std::unique_ptr<NetworkTransport>* out, std::string* why);
   ~NetworkTransport();
   NetworkTransport(const NetworkTransport&) = delete;
   NetworkTransport& operator=(const NetworkTransport&) = delete;
@@ -44,6 +55,13 @@ class NetworkTransport {
   bool reaches(int pe) const { return pe >= 0 && pe < static_cast<int>(reach_.size()) && reach_[pe]; }
   // One line: the library and what it chose to reach `pe`.
   std::string describe(int pe) const;
+
+  // Stages the heap: add_memory registers nothing, and the peers' puts and gets on it travel with their
+  // data in the network library's messages, applied here through LocalMemory::copy_heap (for GPU heaps
+  // that the library cannot register, or every heap with GSHMEM_NET_STAGING=always). This PE's GPU
+  // buffers of puts and gets then go through host buffers. Before add_memory.
+  void set_staged(bool staged) { staged_ = staged; }
+  bool staged() const { return staged_; }
 
   // Registers this PE's memory [addr, addr + bytes) as heap offsets [offset, offset + bytes). Collective.
   Status add_memory(void* addr, uint64_t bytes, uint64_t offset, bool gpu_memory);
@@ -69,11 +87,17 @@ class NetworkTransport {
   // job: a sentence to append, or "".
   std::string left_note(int pe) const;
 
+  // A put or get of this PE's GPU buffer through host buffers, in pieces (staged heaps).
+  Status put_staged(int pe, uint64_t offset, const void* src, size_t bytes);
+  Status get_staged(void* dst, int pe, uint64_t offset, size_t bytes);
+
   Bootstrap* boot_ = nullptr;
-  LocalAtomic local_atomic_;
+  LocalMemory local_;
+  bool staged_ = false;
   friend int services_allgather(void* ctx, const void* mine, void* all, size_t bytes);
   friend int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare,
                                    uint64_t* old);
+  friend int services_local_copy(void* ctx, uint64_t offset, void* host, size_t bytes, int to_heap);
   gshmem_transport_services_v1_t services_{};
   gshmem_transport_plugin_v1_t plugin_{};
   std::vector<unsigned char> reach_;

@@ -68,6 +68,13 @@ bool cuda_pointer_known(const void* p) {
          CUDA_SUCCESS;
 }
 
+bool cuda_device_memory(const void* p) {
+  unsigned int type = 0;
+  return g_driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) ==
+             CUDA_SUCCESS &&
+         type == CU_MEMORYTYPE_DEVICE;
+}
+
 bool host_memory_mapped(const void* p) {
   char byte;
   iovec local{&byte, 1};

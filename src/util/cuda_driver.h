@@ -96,6 +96,9 @@ const CudaDriver& cu();
 // Whether the driver knows `p`: device memory, or host memory that is pinned or registered
 // (anything else is pageable host memory, or no memory at all).
 bool cuda_pointer_known(const void* p);
+// Whether `p` is GPU memory (device or managed: what the CPU may not read directly). Only with the
+// driver loaded.
+bool cuda_device_memory(const void* p);
 // Whether `p` is a byte of memory this process maps (read without faulting: an address that is not
 // mapped must be an error, not a crash). For pageable host memory the driver does not know.
 bool host_memory_mapped(const void* p);

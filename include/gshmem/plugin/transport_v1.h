@@ -19,6 +19,12 @@
  * emulation cannot reach GPU memory), the plugin may carry it in the library's own messages to the
  * target, which applies it through services.local_atomic and answers.
  *
+ * Staged memory (GSHMEM_TRANSPORT_MEM_STAGED): memory that the network library cannot register (GPU
+ * memory, for a library built without CUDA). The plugin registers none of it; puts and gets on it
+ * travel with their data in the library's own messages, which the target applies to (or reads from)
+ * its memory through services.local_copy, and answers. The local buffers of put and get are then always
+ * host memory (the core stages GPU buffers through host buffers).
+ *
  * A plugin exports one symbol, gshmem_transport_plugin_init (GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL), of
  * type gshmem_transport_plugin_init_fn. */
 #ifndef GSHMEM_PLUGIN_TRANSPORT_V1_H_
@@ -31,12 +37,13 @@
 extern "C" {
 #endif
 
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 3 /* 2: services.local_atomic; 3: atomic's `blocking` */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 4 /* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory */
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* Where memory given to add_memory lives. */
 #define GSHMEM_TRANSPORT_MEM_HOST 0
 #define GSHMEM_TRANSPORT_MEM_CUDA 1
+#define GSHMEM_TRANSPORT_MEM_STAGED 2 /* not registered: reached through messages and services.local_copy */
 
 /* Capabilities (gshmem_transport_plugin_v1::caps). */
 #define GSHMEM_TRANSPORT_CAP_CUDA_MEMORY 1u /* add_memory takes GPU memory (GSHMEM_TRANSPORT_MEM_CUDA) */
@@ -66,6 +73,11 @@ typedef struct gshmem_transport_services_v1 {
    * connected; it may wait for the GPU. Returns 0, or non-zero (logged) when it cannot. */
   int (*local_atomic)(void *ctx, uint64_t heap_offset, int op, int bytes, uint64_t operand, uint64_t compare,
                       uint64_t *old);
+  /* Copies `bytes` bytes between host memory `host` and heap offset `heap_offset` of this PE's heap (into
+   * the heap with `to_heap`, else out of it), for a peer's put or get on staged memory. Any thread, while
+   * the plugin is connected; it waits for the copy (and so may wait for the GPU). Returns 0, or non-zero
+   * (logged) when it cannot (the range is outside the heap). */
+  int (*local_copy)(void *ctx, uint64_t heap_offset, void *host, size_t bytes, int to_heap);
 } gshmem_transport_services_v1_t;
 
 typedef struct gshmem_transport_plugin_v1 gshmem_transport_plugin_v1_t;
@@ -84,7 +96,9 @@ struct gshmem_transport_plugin_v1 {
   void (*describe)(gshmem_transport_plugin_v1_t *self, int pe, char *out, size_t out_len);
   /* Registers this PE's memory [addr, addr + bytes), which is heap offsets [heap_offset, heap_offset +
    * bytes), for access by the connected PEs, and learns theirs. Collective over all PEs, which pass the
-   * same heap_offset and bytes; when it returns on every PE, any of them may access the range. */
+   * same heap_offset and bytes; when it returns on every PE, any of them may access the range. With
+   * GSHMEM_TRANSPORT_MEM_STAGED (passed by every PE alike) nothing is registered: the peers reach the
+   * range through messages (above). */
   int (*add_memory)(gshmem_transport_plugin_v1_t *self, void *addr, size_t bytes, uint64_t heap_offset, int mem_type,
                     char *why, size_t why_len);
   /* Copies `bytes` bytes from local `src` to heap offset `heap_offset` of `pe`. With `blocking`, `src`
