@@ -7,6 +7,30 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 ROUNDS=${ROUNDS:-3}
+# MODE=gpu: device-initiated puts through the network proxy on one machine with a GPU (two PEs, every
+# other PE through UCX with NVSHMEM_DISABLE_P2P=1), against ucx_perftest between GPU buffers (-m cuda,cuda)
+# on the same machine; needs a UCX built with CUDA (ucx_perftest from it on the PATH, the libucx-cu13
+# wheel's bin/) and a GPU build in $BUILD. Prints each program's own output, ROUNDS times.
+if [ "${MODE:-netns}" = gpu ]; then
+  command -v ucx_perftest >/dev/null || { echo "network-figures: ucx_perftest (with CUDA) is missing" >&2; exit 1; }
+  pt=$BUILD/perftest/device/pt-to-pt
+  export NVSHMEM_DISABLE_P2P=1 NVSHMEM_SYMMETRIC_SIZE=256M
+  ucx_gpu() {  # prints ucx_perftest's "Final:" line, both sides on this machine
+    (timeout 60 ucx_perftest -m cuda,cuda >/dev/null 2>&1 &)
+    sleep 0.5
+    timeout 55 ucx_perftest 127.0.0.1 -m cuda,cuda "$@" 2>&1 | grep Final || echo "Final: failed"
+    sleep 0.5
+  }
+  for r in $(seq "$ROUNDS"); do
+    echo "== round $r"
+    echo "ucx put_lat 8 $(ucx_gpu -t ucp_put_lat -s 8 -n 2000 -w 200)"
+    for s in 65536 1048576 4194304; do echo "ucx put_bw $s $(ucx_gpu -t ucp_put_bw -s $s -n 300 -w 30)"; done
+    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$pt/shmem_put_latency" -b 8 -e 65536 -f 8 -n 200 -w 20 2>&1 | tail -20
+    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$pt/shmem_put_bw" -b 65536 -e 4194304 -f 4 -n 20 -w 2 -c 1 -t 32 2>&1 |
+      tail -20
+  done
+  exit 0
+fi
 for p in ip ucx_perftest python3; do
   command -v $p >/dev/null || { echo "network-figures: $p is missing (ucx_perftest: apt-get install ucx-utils)" >&2; exit 1; }
 done
