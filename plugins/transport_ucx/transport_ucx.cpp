@@ -79,6 +79,7 @@ constexpr unsigned kAmoReplyId = 2;    // the answer to an atomic and to a stage
 constexpr unsigned kPutRequestId = 3;  // header DataRequest, the data as payload
 constexpr unsigned kGetRequestId = 4;  // header DataRequest
 constexpr unsigned kGetReplyId = 5;    // header AmoReply (no value), the data as payload
+constexpr size_t kStagedPiece = 4u << 20;  // the most one staged put or get carries
 struct AmoRequest {
   uint64_t id;  // the requester's, echoed in the reply
   uint64_t offset;
@@ -459,6 +460,7 @@ class Ucx {
     bool fetch = false;  // its caller waits for the value (else the reply ends it)
     uint64_t* dest = nullptr;  // where the reply stores the value for a caller that does not wait
     bool done = false;
+    bool receiving = false;  // a get's data is being received into get_dest
     int status = 0;  // the target's answer, or a UCX status (negative) when the connection failed
     uint64_t value = 0;
   };
@@ -618,6 +620,7 @@ class Ucx {
       return UCS_OK;
     }
     const uint64_t id = rep.id;
+    it->second.receiving = true;
     self->receive(data, length, param, it->second.get_dest,
                   [self, id](ucs_status_t s) { self->complete(id, s == UCS_OK ? 0 : static_cast<int>(s)); });
     return UCS_OK;
@@ -674,7 +677,9 @@ class Ucx {
     if (inside >= it->bytes) return nullptr;
     const uint64_t left = it->bytes - inside;
     if (piece) {
+      // A staged piece is one message, which the target receives and copies whole: at most kStagedPiece.
       *piece = static_cast<size_t>(std::min<uint64_t>(left, bytes));
+      if (it->staged) *piece = std::min(*piece, kStagedPiece);
     } else if (bytes > left) {
       return nullptr;
     }
@@ -787,7 +792,9 @@ class Ucx {
     if (pe >= 0) {
       self->peers_[static_cast<size_t>(pe)].failed = status == UCS_OK ? UCS_ERR_CONNECTION_RESET : status;
       for (auto it = self->pending_.begin(); it != self->pending_.end();) {
-        if (it->second.pe != pe) {
+        // Answered already (its caller has not taken the result yet), or a get whose data UCX is still
+        // receiving into its destination: the receive ends with an error and completes it then.
+        if (it->second.pe != pe || it->second.done || it->second.receiving) {
           ++it;
           continue;
         }
