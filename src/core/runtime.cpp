@@ -421,31 +421,43 @@ Status Runtime::setup_network() {
   std::string why;
   // A peer's atomic on this PE's heap, applied here: CPU atomics, or the GPU's own (a kernel) on a GPU
   // heap. The transports exist before any peer can send one (after the bind's barrier).
+  // The GPU work below runs on the network's threads (and the proxy's) with the thread's stream-capture
+  // mode relaxed: a CUDA graph that the program captures in the global mode on another thread must not
+  // make it fail (it uses the internal streams, which are never captured).
+  auto on_gpu_thread = [this](const std::function<Status()>& f) {
+    if (!gpu_) return f();
+    gpu_->make_current();
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    cu().cuThreadExchangeStreamCaptureMode(&mode);
+    const Status s = f();
+    cu().cuThreadExchangeStreamCaptureMode(&mode);
+    return s;
+  };
   LocalMemory local;
-  local.atomic = [this](uint64_t offset, const Amo& amo, uint64_t* old) {
+  local.atomic = [this, on_gpu_thread](uint64_t offset, const Amo& amo, uint64_t* old) {
     if (!transport_ || offset + static_cast<uint64_t>(amo.bytes) > heap_.mapped() ||
         offset % static_cast<uint64_t>(amo.bytes) != 0 || (backend_ == Backend::kGpu && !gpu_)) {
       return GSHMEM_ERROR_INVALID_VALUE;
     }
-    if (gpu_) gpu_->make_current();
-    return transport_->atomic(heap_.base() + offset, amo, old, Completion::kBlocking, nullptr);
+    return on_gpu_thread(
+        [&] { return transport_->atomic(heap_.base() + offset, amo, old, Completion::kBlocking, nullptr); });
   };
   // A peer's put or get on this PE's staged heap: the memory transport's copy (the copy engines on a GPU
   // heap), waited for.
-  local.copy_heap = [this](uint64_t offset, void* host, size_t bytes, bool to_heap) {
+  local.copy_heap = [this, on_gpu_thread](uint64_t offset, void* host, size_t bytes, bool to_heap) {
     if (!transport_ || offset > heap_.mapped() || bytes > heap_.mapped() - offset ||
         (backend_ == Backend::kGpu && !gpu_)) {
       return GSHMEM_ERROR_INVALID_VALUE;
     }
-    if (gpu_) gpu_->make_current();
     char* at = heap_.base() + offset;
-    return to_heap ? transport_->copy(at, host, bytes, Completion::kBlocking, nullptr)
-                   : transport_->copy(host, at, bytes, Completion::kBlocking, nullptr);
+    return on_gpu_thread([&] {
+      return to_heap ? transport_->copy(at, host, bytes, Completion::kBlocking, nullptr)
+                     : transport_->copy(host, at, bytes, Completion::kBlocking, nullptr);
+    });
   };
   local.on_gpu = [this](const void* p) { return backend_ == Backend::kGpu && cuda_device_memory(p); };
-  local.copy = [this](void* dst, const void* src, size_t bytes) {
-    if (gpu_) gpu_->make_current();
-    return transport_->copy(dst, src, bytes, Completion::kBlocking, nullptr);
+  local.copy = [this, on_gpu_thread](void* dst, const void* src, size_t bytes) {
+    return on_gpu_thread([&] { return transport_->copy(dst, src, bytes, Completion::kBlocking, nullptr); });
   };
   Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, std::move(local), &network_, &why);
   const bool gpu = backend_ == Backend::kGpu;
