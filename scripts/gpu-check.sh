@@ -8,6 +8,10 @@
 # BASE: a git revision, or a folder of another revision's sources, to measure against: build builds its
 # gshmrun and perftests too (into $BUILD-base), and bench runs them beside the two libraries (bench/compare
 # --baseline-build-dir), so that a change is measured against what it replaces in the same run.
+# UCX_WHEEL: the libucx-cu13 wheel (a .whl file): build unpacks it and builds the network transport against
+# it (GSHMEM_UCX_ROOT), so that the GPU tests across the network (net_gpu_*) run; GSHMEM_UCX_ROOT names an
+# unpacked UCX instead. CTEST_R / CTEST_E: the gpu stage runs only the tests that match / do not match;
+# J: how many at once (2; the network tests slow each other down on one GPU: 3 at most).
 # Stages, in this order whatever order they are named in (default: build gpu bench):
 #   build  configure and build everything, and the perftests against NVSHMEM beside it
 #   gpu    ctest -L gpu
@@ -25,7 +29,7 @@ want() { [[ "$stages" == *" $1 "* ]]; }
 step() { echo "== $(date +%T) $*"; }
 pack() {
   cp "$LOG"/bench/table.txt "$LOG"/bench/results.json "$OUT"/ 2>/dev/null
-  tar czf "$OUT/logs.tgz" -C "$LOG" --exclude='*.o' --exclude=nvshmem-bin --exclude=base-src . 2>/dev/null
+  tar czf "$OUT/logs.tgz" -C "$LOG" --exclude='*.o' --exclude=nvshmem-bin --exclude=base-src --exclude=ucx . 2>/dev/null
 }
 trap pack EXIT
 status=0
@@ -34,9 +38,20 @@ step "machine"
 { nvidia-smi -L; nvidia-smi topo -m; nvcc --version | tail -2; } > "$LOG/machine.txt" 2>&1
 head -3 "$LOG/machine.txt"
 
+if [ -n "${UCX_WHEEL:-}" ]; then
+  [ -d "$LOG/ucx/libucx" ] || python3 -m zipfile -e "$UCX_WHEEL" "$LOG/ucx" || { echo "gpu-check: cannot unpack $UCX_WHEEL"; exit 1; }
+  chmod +x "$LOG/ucx/libucx/bin/"* && export PATH=$LOG/ucx/libucx/bin:$PATH  # ucx_perftest (network-figures.sh)
+  GSHMEM_UCX_ROOT=$LOG/ucx/libucx
+fi
+ucx_root=()
+if [ -n "${GSHMEM_UCX_ROOT:-}" ]; then
+  ucx_root=(-DGSHMEM_UCX_ROOT="$GSHMEM_UCX_ROOT")
+  export LD_LIBRARY_PATH=$GSHMEM_UCX_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 if want build; then
   step "build (gshmem, and the perftests against NVSHMEM beside it)"
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$LOG/configure.log" 2>&1 ||
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${ucx_root[@]}" \
+    > "$LOG/configure.log" 2>&1 ||
     { tail -30 "$LOG/configure.log"; exit 1; }
   python3 bench/compare "$LOG/bench-build" --build-dir "$BUILD" --build nvshmem --build-only > "$LOG/nvshmem-build.log" 2>&1 &
   nv_pid=$!
@@ -65,8 +80,10 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -lt 2 ] && step "$ngpu GPU: the 2 PEs of each test share it"
 if want gpu; then
   step "ctest -L gpu"
-  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 90 -j 2) > "$LOG/ctest-gpu.log" 2>&1 || status=1
-  grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Skipped\)" "$LOG/ctest-gpu.log" | head -30
+  gpu_log=$LOG/ctest-gpu-$(date +%H%M%S).log
+  (cd "$BUILD" && ctest -L gpu ${CTEST_R:+-R "$CTEST_R"} ${CTEST_E:+-E "$CTEST_E"} --output-on-failure --timeout 90 \
+    -j "${J:-2}") > "$gpu_log" 2>&1 || status=1
+  grep -E "Test +#|tests passed" "$gpu_log" | tail -60
 fi
 if want rest; then
   step "ctest (everything else)"
