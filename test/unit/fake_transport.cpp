@@ -1,0 +1,62 @@
+// The unit tests' network transport plugin (fake_transport.h).
+#include "fake_transport.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+FakeTransportState g_state;
+
+int fake_connect(gshmem_transport_plugin_v1_t*, const unsigned char*, char*, size_t) { return 0; }
+void fake_describe(gshmem_transport_plugin_v1_t*, int, char* out, size_t len) { std::snprintf(out, len, "fake"); }
+int fake_add_memory(gshmem_transport_plugin_v1_t*, void*, size_t, uint64_t, int mem_type, char*, size_t) {
+  g_state.mem_type = mem_type;
+  return 0;
+}
+int fake_put(gshmem_transport_plugin_v1_t*, int pe, uint64_t offset, const void* src, size_t bytes, int blocking,
+             char* why, size_t len) {
+  g_state.calls.push_back({true, pe, offset, src, bytes, blocking});
+  if (offset + bytes > g_state.remote.size()) return std::snprintf(why, len, "outside PE 1's heap") > 0;
+  std::memcpy(g_state.remote.data() + offset, src, bytes);
+  return 0;
+}
+int fake_get(gshmem_transport_plugin_v1_t*, void* dst, int pe, uint64_t offset, size_t bytes, int blocking, char* why,
+             size_t len) {
+  g_state.calls.push_back({false, pe, offset, dst, bytes, blocking});
+  if (offset + bytes > g_state.remote.size()) return std::snprintf(why, len, "outside PE 1's heap") > 0;
+  std::memcpy(dst, g_state.remote.data() + offset, bytes);
+  return 0;
+}
+int fake_atomic(gshmem_transport_plugin_v1_t*, int, uint64_t, int, int, uint64_t, uint64_t, uint64_t*, int, char*,
+                size_t) {
+  return 0;
+}
+int fake_fence(gshmem_transport_plugin_v1_t*, char*, size_t) { return 0; }
+int fake_quiet(gshmem_transport_plugin_v1_t*, char*, size_t) { return 0; }
+int fake_finalize(gshmem_transport_plugin_v1_t*) { return 0; }
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) FakeTransportState* fake_transport_state() { return &g_state; }
+
+extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_init(
+    const gshmem_transport_services_v1_t* sv, gshmem_transport_plugin_v1_t* p, unsigned abi_version, char*, size_t) {
+  if (abi_version != GSHMEM_TRANSPORT_PLUGIN_ABI) return 1;
+  g_state.services = *sv;
+  g_state.remote.assign(16u << 20, 0);
+  g_state.calls.clear();
+  p->abi_version = GSHMEM_TRANSPORT_PLUGIN_ABI;
+  p->name = "fake";
+  p->caps = 0;
+  p->connect = fake_connect;
+  p->describe = fake_describe;
+  p->add_memory = fake_add_memory;
+  p->put = fake_put;
+  p->get = fake_get;
+  p->atomic = fake_atomic;
+  p->fence = fake_fence;
+  p->quiet = fake_quiet;
+  p->finalize = fake_finalize;
+  return 0;
+}

@@ -1,0 +1,29 @@
+// A network transport plugin for the unit tests (fake_transport.cpp): one peer, PE 1, whose heap is a
+// buffer in this process. It records every put and get and what add_memory was told, so that the tests
+// can check what the core hands the plugin; fake_transport_state() (looked up with dlsym) exposes it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gshmem/plugin/transport_v1.h"
+
+struct FakeTransportCall {
+  bool put = false;  // else a get
+  int pe = -1;
+  uint64_t offset = 0;
+  const void* local = nullptr;
+  size_t bytes = 0;
+  int blocking = 0;
+};
+
+struct FakeTransportState {
+  gshmem_transport_services_v1_t services{};
+  std::vector<char> remote;  // PE 1's heap
+  std::vector<FakeTransportCall> calls;
+  int mem_type = -1;  // of the last add_memory
+};
+
+using FakeTransportStateFn = FakeTransportState* (*)();
+#define FAKE_TRANSPORT_STATE_SYMBOL "fake_transport_state"

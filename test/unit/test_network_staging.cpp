@@ -1,0 +1,140 @@
+// The core's side of staged heaps (transport/network.h): with a staged heap, this PE's GPU buffers of
+// puts and gets go through host buffers in pieces, the plugin is told not to register the heap, and a
+// peer's put or get reaches the heap through LocalMemory::copy_heap. A buffer in this process stands for
+// GPU memory (LocalMemory::on_gpu says so); the fake plugin (fake_transport.h) stands for the network.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "fake_transport.h"
+#include "transport/network.h"
+
+namespace gshmem {
+namespace {
+
+class NetworkStaging : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    boot_ = make_single_bootstrap();
+    gpu_.resize((10u << 20) + 123);
+    for (size_t i = 0; i < gpu_.size(); ++i) gpu_[i] = static_cast<char>(i * 7 + 3);
+    heap_.assign(1u << 20, 0);
+    LocalMemory local;
+    local.atomic = [](uint64_t, const Amo&, uint64_t*) { return GSHMEM_ERROR_INVALID_VALUE; };
+    local.copy_heap = [this](uint64_t offset, void* host, size_t bytes, bool to_heap) {
+      if (offset + bytes > heap_.size()) return GSHMEM_ERROR_INVALID_VALUE;
+      if (to_heap) {
+        std::memcpy(heap_.data() + offset, host, bytes);
+      } else {
+        std::memcpy(host, heap_.data() + offset, bytes);
+      }
+      return GSHMEM_SUCCESS;
+    };
+    local.on_gpu = [this](const void* p) { return in(gpu_, p) || in(gpu_out_, p); };
+    local.copy = [this](void* dst, const void* src, size_t bytes) {
+      ++copies_;
+      std::memcpy(dst, src, bytes);
+      return GSHMEM_SUCCESS;
+    };
+    std::string why;
+    // PE 1 is the fake plugin's peer; the single bootstrap has PE 0 alone, which is all open needs.
+    ASSERT_EQ(NetworkTransport::open(GSHMEM_FAKE_TRANSPORT, boot_.get(), {0, 1}, std::move(local), &net_, &why),
+              GSHMEM_SUCCESS)
+        << why;
+    void* lib = dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(lib, nullptr);
+    auto state = reinterpret_cast<FakeTransportStateFn>(dlsym(lib, FAKE_TRANSPORT_STATE_SYMBOL));
+    ASSERT_NE(state, nullptr);
+    fake_ = state();
+    dlclose(lib);
+  }
+  void TearDown() override {
+    if (net_) net_->finalize();
+  }
+  static bool in(const std::vector<char>& v, const void* p) {
+    return !v.empty() && p >= v.data() && p < v.data() + v.size();
+  }
+
+  std::unique_ptr<Bootstrap> boot_;
+  std::unique_ptr<NetworkTransport> net_;
+  FakeTransportState* fake_ = nullptr;
+  std::vector<char> gpu_, gpu_out_, heap_;
+  int copies_ = 0;
+};
+
+TEST_F(NetworkStaging, StagedHeapIsNotRegistered) {
+  net_->set_staged(true);
+  ASSERT_EQ(net_->add_memory(heap_.data(), heap_.size(), 0, true), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->mem_type, GSHMEM_TRANSPORT_MEM_STAGED);
+  net_->set_staged(false);
+  ASSERT_EQ(net_->add_memory(heap_.data(), heap_.size(), 0, true), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->mem_type, GSHMEM_TRANSPORT_MEM_CUDA);
+}
+
+TEST_F(NetworkStaging, GpuBuffersGoThroughHostBuffersInPieces) {
+  net_->set_staged(true);
+  const uint64_t at = 100;
+  ASSERT_EQ(net_->put(1, at, gpu_.data(), gpu_.size(), Completion::kNbi), GSHMEM_SUCCESS);
+  // Three pieces of at most 4 MiB, each from a host buffer (not the GPU buffer), blocking (the buffer is
+  // reused), one after the other in the heap.
+  ASSERT_EQ(fake_->calls.size(), 3u);
+  uint64_t next = at;
+  for (const FakeTransportCall& c : fake_->calls) {
+    EXPECT_TRUE(c.put);
+    EXPECT_EQ(c.pe, 1);
+    EXPECT_EQ(c.offset, next);
+    EXPECT_LE(c.bytes, 4u << 20);
+    EXPECT_EQ(c.blocking, 1);
+    EXPECT_FALSE(in(gpu_, c.local));
+    next += c.bytes;
+  }
+  EXPECT_EQ(next, at + gpu_.size());
+  EXPECT_EQ(copies_, 3);
+  EXPECT_EQ(std::memcmp(fake_->remote.data() + at, gpu_.data(), gpu_.size()), 0);
+
+  fake_->calls.clear();
+  gpu_out_.assign(gpu_.size(), 0);
+  ASSERT_EQ(net_->get(gpu_out_.data(), 1, at, gpu_out_.size(), Completion::kNbi), GSHMEM_SUCCESS);
+  ASSERT_EQ(fake_->calls.size(), 3u);
+  for (const FakeTransportCall& c : fake_->calls) {
+    EXPECT_FALSE(c.put);
+    EXPECT_EQ(c.blocking, 1);
+    EXPECT_FALSE(in(gpu_out_, c.local));
+  }
+  EXPECT_EQ(copies_, 6);
+  EXPECT_EQ(gpu_out_, gpu_);
+}
+
+TEST_F(NetworkStaging, HostBuffersAndRegisteredHeapsGoStraight) {
+  std::vector<char> host(1000, 'h');
+  net_->set_staged(true);
+  ASSERT_EQ(net_->put(1, 0, host.data(), host.size(), Completion::kNbi), GSHMEM_SUCCESS);
+  net_->set_staged(false);
+  ASSERT_EQ(net_->put(1, 0, gpu_.data(), 4096, Completion::kNbi), GSHMEM_SUCCESS);
+  ASSERT_EQ(fake_->calls.size(), 2u);
+  EXPECT_EQ(fake_->calls[0].local, host.data());
+  EXPECT_EQ(fake_->calls[0].blocking, 0);
+  EXPECT_EQ(fake_->calls[1].local, gpu_.data());
+  EXPECT_EQ(copies_, 0);
+}
+
+TEST_F(NetworkStaging, PeersReachTheHeapThroughLocalCopy) {
+  const gshmem_transport_services_v1_t& sv = fake_->services;
+  ASSERT_NE(sv.local_copy, nullptr);
+  char data[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_EQ(sv.local_copy(sv.ctx, 5, data, sizeof data, 1), 0);
+  EXPECT_EQ(std::memcmp(heap_.data() + 5, data, sizeof data), 0);
+  char back[10] = {};
+  EXPECT_EQ(sv.local_copy(sv.ctx, 5, back, sizeof back, 0), 0);
+  EXPECT_EQ(std::memcmp(back, data, sizeof data), 0);
+  // Outside the heap: refused (and logged), nothing written.
+  EXPECT_NE(sv.local_copy(sv.ctx, heap_.size() - 4, data, sizeof data, 1), 0);
+}
+
+}  // namespace
+}  // namespace gshmem
