@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -750,18 +751,31 @@ class Ucx {
   // sleep has a timeout: a transport may finish asynchronous work (a copy into GPU memory, for one)
   // without signalling the worker's event descriptor, and such work waits for the next progress call.
   // The timeout is short after activity and doubles while the PE stays idle, so an idle PE wakes ten
-  // times a second and a busy one does not spin.
+  // times a second. After an event it polls on for kSpinAfterActivity first (over TCP UCX moves each
+  // message through this thread: a wake-up per message halved the put bandwidth of 64 KiB messages,
+  // docs/network.md), and sleeps once nothing came for that long, so an idle PE burns no core.
   void progress_loop() {
     int timeout_ms = kPollMinMs;
+    auto last_active = std::chrono::steady_clock::now();
     while (!stop_.load(std::memory_order_acquire)) {
       bool moved = false;
-      ucs_status_t s;
+      bool spin = false;
+      ucs_status_t s = UCS_OK;
       {
         std::lock_guard<std::mutex> lock(mu_);
         while (ucp_worker_progress(worker_) != 0) moved = true;
-        s = ucp_worker_arm(worker_);
+        const auto now = std::chrono::steady_clock::now();
+        if (moved) last_active = now;
+        // Right after activity more usually follows (a stream of puts): poll on for a moment instead of
+        // paying a wake-up from poll for each message.
+        spin = now - last_active < kSpinAfterActivity;
+        if (!spin) s = ucp_worker_arm(worker_);
       }
       if (moved) timeout_ms = kPollMinMs;
+      if (spin) {
+        std::this_thread::yield();
+        continue;
+      }
       if (s == UCS_ERR_BUSY) continue;
       pollfd fds[2] = {{efd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
       if (poll(fds, 2, timeout_ms) == 0) timeout_ms = std::min(2 * timeout_ms, kPollMaxMs);
@@ -816,6 +830,8 @@ class Ucx {
 
   // The progress thread's sleep: its timeout after activity, and when idle.
   static constexpr int kPollMinMs = 1, kPollMaxMs = 100;
+  // How long the progress thread polls on after the last event before it sleeps.
+  static constexpr std::chrono::microseconds kSpinAfterActivity{50};
 
   gshmem_transport_services_v1_t sv_;
   std::mutex mu_;
