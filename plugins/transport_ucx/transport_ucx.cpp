@@ -290,22 +290,9 @@ class Ucx {
   // `blocking` it returns when `src` may be reused; remote completion by quiet (the answer).
   int staged_put(ucp_ep_h ep, int pe, uint64_t offset, const char* src, size_t n, bool blocking,
                  std::unique_lock<std::mutex>& lock, char* why, size_t len) {
-    if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
-      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peers_[static_cast<size_t>(pe)].failed));
-    }
-    const uint64_t id = next_amo_++;
-    Pending& pending = pending_[id];
-    pending.kind = Kind::kPut;
-    pending.pe = pe;
-    pending.data = DataRequest{id, offset, n, sv_.rank, 0};
-    ucp_request_param_t p{};
-    // The header lives in `pending` until the answer, which comes after the send completed.
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kPutRequestId, &pending.data, sizeof pending.data, src, n, &p);
-    if (UCS_PTR_IS_ERR(r)) {
-      pending_.erase(id);
-      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-    }
-    ++in_flight_;
+    uint64_t id;
+    ucs_status_ptr_t r = post_staged(ep, pe, Kind::kPut, offset, src, n, false, nullptr, &id);
+    if (UCS_PTR_IS_ERR(r)) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     return finish(r, blocking, lock, "ucp_am_send_nbx", why, len);
   }
 
@@ -313,24 +300,10 @@ class Ucx {
   // there on return with `blocking`, else by quiet.
   int staged_get(ucp_ep_h ep, int pe, uint64_t offset, char* dst, size_t n, bool blocking,
                  std::unique_lock<std::mutex>& lock, char* why, size_t len) {
-    if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
-      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peers_[static_cast<size_t>(pe)].failed));
-    }
-    const uint64_t id = next_amo_++;
-    Pending& pending = pending_[id];
-    pending.kind = Kind::kGet;
-    pending.pe = pe;
-    pending.fetch = blocking;
-    pending.get_dest = dst;
-    pending.data = DataRequest{id, offset, n, sv_.rank, 0};
-    ucp_request_param_t p{};
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kGetRequestId, &pending.data, sizeof pending.data, nullptr, 0, &p);
-    if (UCS_PTR_IS_ERR(r)) {
-      pending_.erase(id);
-      return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-    }
+    uint64_t id;
+    ucs_status_ptr_t r = post_staged(ep, pe, Kind::kGet, offset, nullptr, n, blocking, dst, &id);
+    if (UCS_PTR_IS_ERR(r)) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     if (r != nullptr) ucp_request_free(r);
-    ++in_flight_;
     if (!blocking) return 0;
     while (!pending_[id].done) progress_once(lock);
     const Pending done = pending_[id];
@@ -493,6 +466,31 @@ class Ucx {
   void note_failed(const Pending& p) {
     failed_amo_pe_ = p.pe;
     failed_kind_ = p.kind;
+  }
+
+  // Sends a staged put (`data`: its n bytes) or get (`data` null) to `pe` as an entry of pending_ (*id),
+  // which holds the header until the answer (the answer comes after the send completed). Returns the
+  // send's request, or an error (the peer's connection failed, or the send did). Holds mu_.
+  ucs_status_ptr_t post_staged(ucp_ep_h ep, int pe, Kind kind, uint64_t offset, const void* data, size_t n, bool fetch,
+                               char* get_dest, uint64_t* id) {
+    const ucs_status_t lost = peers_[static_cast<size_t>(pe)].failed;
+    if (lost != UCS_OK) return UCS_STATUS_PTR(lost);
+    *id = next_amo_++;
+    Pending& pending = pending_[*id];
+    pending.kind = kind;
+    pending.pe = pe;
+    pending.fetch = fetch;
+    pending.get_dest = get_dest;
+    pending.data = DataRequest{*id, offset, n, sv_.rank, 0};
+    ucp_request_param_t p{};
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, kind == Kind::kPut ? kPutRequestId : kGetRequestId, &pending.data,
+                                         sizeof pending.data, data, data ? n : 0, &p);
+    if (UCS_PTR_IS_ERR(r)) {
+      pending_.erase(*id);
+    } else {
+      ++in_flight_;
+    }
+    return r;
   }
 
   // The target side of an atomic: applies it through gshmem, then answers (from within progress,
