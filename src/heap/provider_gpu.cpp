@@ -1,6 +1,7 @@
 // GPU memory through CUDA VMM: cuMemCreate chunks exported as POSIX file descriptors, which local
 // peers import and map into their own reservation with access for their own GPU (over NVLink or
-// PCIe peer access).
+// PCIe peer access). Where the GPU allows it the chunks are GPUDirect RDMA capable, so that a network
+// library can register them with an RDMA NIC (VMM memory without the flag cannot be).
 #ifdef GSHMEM_HAVE_CUDA
 
 #include <unistd.h>
@@ -13,9 +14,21 @@
 namespace gshmem {
 namespace {
 
+// The properties of the heap's chunks.
+CUmemAllocationProp heap_properties(int device, bool rdma) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  prop.allocFlags.gpuDirectRDMACapable = rdma ? 1 : 0;
+  return prop;
+}
+
 class GpuMemoryProvider final : public MemoryProvider {
  public:
-  GpuMemoryProvider(int device, uint64_t granularity) : device_(device), granularity_(granularity) {}
+  GpuMemoryProvider(int device, uint64_t granularity, bool rdma)
+      : device_(device), granularity_(granularity), rdma_(rdma) {}
 
   const char* name() const override { return "GPU memory (CUDA VMM)"; }
   uint64_t granularity() const override { return granularity_; }
@@ -157,14 +170,7 @@ class GpuMemoryProvider final : public MemoryProvider {
     return s;
   }
 
-  CUmemAllocationProp properties() const {
-    CUmemAllocationProp prop{};
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = device_;
-    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-    return prop;
-  }
+  CUmemAllocationProp properties() const { return heap_properties(device_, rdma_); }
 
  private:
   // The checks of adopt() on the allocation `h` mapped at `p`; fills out->bytes and out->align.
@@ -210,6 +216,7 @@ class GpuMemoryProvider final : public MemoryProvider {
 
   int device_;
   uint64_t granularity_;
+  bool rdma_;                      // the chunks are GPUDirect RDMA capable
   CUdeviceptr reserved_base_ = 0;  // the reservation as the driver made it (one per provider)
   uint64_t reserved_bytes_ = 0;
 };
@@ -227,14 +234,15 @@ Status make_gpu_memory_provider(int device, std::unique_ptr<MemoryProvider>* out
         device);
     return GSHMEM_ERROR_NOT_SUPPORTED;
   }
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  int rdma = 0;
+  cu().cuDeviceGetAttribute(&rdma, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, device);
+  GSHMEM_INFO(kMem, "GPU %d: heap chunks %s", device,
+              rdma ? "GPUDirect RDMA capable (a network library may register them with an RDMA NIC)"
+                   : "not GPUDirect RDMA capable (the GPU or driver does not offer it for VMM memory)");
+  const CUmemAllocationProp prop = heap_properties(device, rdma != 0);
   size_t gran = 0;
   GSHMEM_CU_CHECK(cuMemGetAllocationGranularity, &gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
-  *out = std::make_unique<GpuMemoryProvider>(device, gran);
+  *out = std::make_unique<GpuMemoryProvider>(device, gran, rdma != 0);
   return GSHMEM_SUCCESS;
 }
 
