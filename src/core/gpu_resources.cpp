@@ -459,22 +459,6 @@ Status exchange_gpus(const GpuBinding& b, CudaGpuResources* res) {
   return GSHMEM_SUCCESS;
 }
 
-// Loads one of the library's kernels now rather than at its first launch. The library launches them
-// while other kernels of this context may wait for what they do: a peer's signal arrives over the
-// network and the atomic kernel applies it while the program's stream waits for that signal (a
-// kernel), or the proxy serves a spinning kernel. With lazy loading (CUDA's default since 12.2) the
-// first launch of a kernel may wait for the context to be idle, which never comes: the job hangs.
-// cuFuncLoad loads it (drivers of CUDA 12.4 and later); on older ones reading an attribute does.
-Status load_now(CUfunction fn) {
-  if (cu().cuFuncLoad) {
-    GSHMEM_CU_CHECK(cuFuncLoad, fn);
-    return GSHMEM_SUCCESS;
-  }
-  int registers = 0;
-  GSHMEM_CU_CHECK(cuFuncGetAttribute, &registers, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
-  return GSHMEM_SUCCESS;
-}
-
 // Step 3 (collective): the heap in GPU memory, the streams, the device-side arrays, the library's
 // kernels and the GPU transport.
 Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResources* res) {
@@ -520,9 +504,6 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
   GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &wait_fn, res->module_, "gshmemi_wait_kernel");
-  for (CUfunction fn : {res->barrier_fn_, res->quiet_fn_, res->coll_fn_, atomic_fn, store_fn, wait_fn}) {
-    GSHMEM_CHECK(load_now(fn));
-  }
   GSHMEM_CHECK(make_gpu_transport(GpuTransportKernels{atomic_fn, store_fn, wait_fn}, b.transport));
   size_t state_bytes = 0;
   GSHMEM_CU_CHECK(cuModuleGetGlobal, &res->module_state_, &state_bytes, res->module_, "gshmemi_device_state_d");

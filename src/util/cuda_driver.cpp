@@ -44,16 +44,6 @@ Status load(const std::string& cuda_path, std::string* why) {
   }
   GSHMEM_CUDA_DRIVER_FUNCTIONS(GSHMEM_CUDA_DRIVER_RESOLVE)
 #undef GSHMEM_CUDA_DRIVER_RESOLVE
-#define GSHMEM_CUDA_DRIVER_RESOLVE_OPTIONAL(name, version)                                            \
-  {                                                                                                   \
-    void* pfn = nullptr;                                                                              \
-    CUdriverProcAddressQueryResult found;                                                             \
-    if (get_proc(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && pfn) { \
-      g_driver.name = reinterpret_cast<decltype(g_driver.name)>(pfn);                                 \
-    }                                                                                                 \
-  }
-  GSHMEM_CUDA_DRIVER_OPTIONAL_FUNCTIONS(GSHMEM_CUDA_DRIVER_RESOLVE_OPTIONAL)
-#undef GSHMEM_CUDA_DRIVER_RESOLVE_OPTIONAL
   CUresult rc = g_driver.cuInit(0);
   if (rc != CUDA_SUCCESS) {
     *why = cuda_error("cuInit", rc);

@@ -76,18 +76,13 @@ namespace gshmem {
   X(cuModuleLoadData, 2000)                        \
   X(cuModuleUnload, 2000)                          \
   X(cuModuleGetFunction, 2000)                     \
-  X(cuFuncGetAttribute, 2020)                      \
   X(cuModuleGetGlobal, 3020)                       \
   X(cuLibraryGetGlobal, 12000)                     \
   X(cuLaunchKernel, 4000)
 
-// Entry points of newer drivers that the library uses where present: null in the table otherwise.
-#define GSHMEM_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncLoad, 12040)
-
 struct CudaDriver {
 #define GSHMEM_CUDA_DRIVER_MEMBER(name, version) PFN_##name##_v##version name = nullptr;
   GSHMEM_CUDA_DRIVER_FUNCTIONS(GSHMEM_CUDA_DRIVER_MEMBER)
-  GSHMEM_CUDA_DRIVER_OPTIONAL_FUNCTIONS(GSHMEM_CUDA_DRIVER_MEMBER)
 #undef GSHMEM_CUDA_DRIVER_MEMBER
 };
 
