@@ -126,7 +126,8 @@ inline double hang_seconds(double seconds) {
 // The usual NVSHMEM start: init, pick the GPU by node rank, then the first collective binds it.
 // A bad GSHMEMT_NET_SCALE or GSHMEMT_HANG_S ends the test here, before it starts.
 inline void init_and_select_gpu() {
-  // A line at a time: a test that ctest stops at its time limit still shows how far it came.
+  // A line at a time (set before anything is printed): a test that ctest stops at its time limit still
+  // shows how far it came.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   net_scale();
   hang_override();
