@@ -170,9 +170,9 @@ class GpuMemoryProvider final : public MemoryProvider {
     return s;
   }
 
+ private:
   CUmemAllocationProp properties() const { return heap_properties(device_, rdma_); }
 
- private:
   // The checks of adopt() on the allocation `h` mapped at `p`; fills out->bytes and out->align.
   static Status check_user_buffer(CUdeviceptr p, CUmemGenericAllocationHandle h, uint64_t size, const char* api,
                                   UserBuffer* out) {
