@@ -16,6 +16,7 @@
 #   build  configure and build everything, and the perftests against NVSHMEM beside it
 #   gpu    ctest -L gpu
 #   rest   ctest of everything else (what CI runs, on this machine's build)
+#   netfigs  MODE=gpu scripts/network-figures.sh (needs UCX_WHEEL or GSHMEM_UCX_ROOT)
 #   bench  bench/compare on what build built
 set -u
 cd "$(dirname "$0")/.."
@@ -89,6 +90,12 @@ if want rest; then
   step "ctest (everything else)"
   (cd "$BUILD" && ctest -LE gpu --timeout 300 -j 8) > "$LOG/ctest-rest.log" 2>&1 || status=1
   grep -E "tests passed|\(Failed\)|\(Timeout\)" "$LOG/ctest-rest.log" | head -20
+fi
+if want netfigs; then
+  step "the network's figures on this machine (network-figures.sh MODE=gpu)"
+  BUILD=$BUILD MODE=gpu ROUNDS=${ROUNDS:-2} scripts/network-figures.sh > "$LOG/netfigs.log" 2>&1 || status=1
+  cp "$LOG/netfigs.log" "$OUT"/
+  grep -vE "^$" "$LOG/netfigs.log" | tail -60
 fi
 if want bench; then
   step "perftests against NVSHMEM: bench/compare"

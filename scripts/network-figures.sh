@@ -7,13 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 ROUNDS=${ROUNDS:-3}
-# MODE=gpu: device-initiated puts through the network proxy on one machine with a GPU (two PEs, every
-# other PE through UCX with NVSHMEM_DISABLE_P2P=1), against ucx_perftest between GPU buffers (-m cuda,cuda)
-# on the same machine; needs a UCX built with CUDA (ucx_perftest from it on the PATH, the libucx-cu13
-# wheel's bin/) and a GPU build in $BUILD. Prints each program's own output, ROUNDS times.
+# MODE=gpu: on one machine with a GPU (two PEs, every other PE through UCX with NVSHMEM_DISABLE_P2P=1):
+# gshmem's device-initiated puts through the network proxy and its host-initiated puts and gets, against
+# ucx_perftest between GPU buffers (-m cuda,cuda) with UCX's own choice of transports and with the ones UCX
+# takes to gshmem's heap (UCX_TLS=tcp,cuda_copy,self: see docs/network.md), and the protocol UCX reports for
+# puts to the heap. Needs a UCX built with CUDA (ucx_perftest from it on the PATH, the libucx-cu13 wheel's
+# bin/) and a GPU build in $BUILD. Prints each program's own output, ROUNDS times.
 if [ "${MODE:-netns}" = gpu ]; then
   command -v ucx_perftest >/dev/null || { echo "network-figures: ucx_perftest (with CUDA) is missing" >&2; exit 1; }
   pt=$BUILD/perftest/device/pt-to-pt
+  hpt=$BUILD/perftest/host/pt-to-pt
   export NVSHMEM_DISABLE_P2P=1 NVSHMEM_SYMMETRIC_SIZE=256M
   ucx_gpu() {  # prints ucx_perftest's "Final:" line, both sides on this machine
     (timeout 60 ucx_perftest -m cuda,cuda >/dev/null 2>&1 &)
@@ -21,13 +24,35 @@ if [ "${MODE:-netns}" = gpu ]; then
     timeout 55 ucx_perftest 127.0.0.1 -m cuda,cuda "$@" 2>&1 | grep Final || echo "Final: failed"
     sleep 0.5
   }
+  gsh() {  # a perftest on 2 PEs, its table only
+    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$@" 2>&1 | grep -E "^[0-9]+ |^size|failed|rror"
+  }
+  echo "== the protocol UCX takes for puts to gshmem's heap (UCX_PROTO_INFO)"
+  UCX_PROTO_INFO=y timeout 60 "$BUILD/bin/gshmrun" -n 2 "$hpt/latency" -b 8 -e 8 -n 10 -w 1 --issue host --dir write 2>&1 |
+    sed 's/^\[[^]]*\] \[[^]]*\] *//' | grep -A4 "remote memory write by ucp_put\* from host memory to cuda |" |
+    grep -E "^\| +[0-9]" | sort -u | head -4
   for r in $(seq "$ROUNDS"); do
     echo "== round $r"
-    echo "ucx put_lat 8 $(ucx_gpu -t ucp_put_lat -s 8 -n 2000 -w 200)"
-    for s in 65536 1048576 4194304; do echo "ucx put_bw $s $(ucx_gpu -t ucp_put_bw -s $s -n 300 -w 30)"; done
-    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$pt/shmem_put_latency" -b 8 -e 65536 -f 8 -n 200 -w 20 2>&1 | tail -20
-    timeout 120 "$BUILD/bin/gshmrun" -n 2 "$pt/shmem_put_bw" -b 65536 -e 4194304 -f 4 -n 20 -w 2 -c 1 -t 32 2>&1 |
-      tail -20
+    for tls in "" tcp,cuda_copy,self; do
+      (
+        [ -n "$tls" ] && export UCX_TLS=$tls
+        echo "ucx${tls:+ UCX_TLS=$tls} put_lat 8 $(ucx_gpu -t ucp_put_lat -s 8 -n 1000 -w 100)"
+        echo "ucx${tls:+ UCX_TLS=$tls} get_lat 8 $(ucx_gpu -t ucp_get -s 8 -n 1000 -w 100 -O 1)"
+        for s in 65536 1048576 4194304; do
+          echo "ucx${tls:+ UCX_TLS=$tls} put_bw $s $(ucx_gpu -t ucp_put_bw -s $s -n 100 -w 10)"
+        done
+      )
+    done
+    echo "gshmem device put latency"
+    gsh "$pt/shmem_put_latency" -b 8 -e 65536 -f 8 -n 50 -w 5
+    echo "gshmem device put bandwidth (one block)"
+    gsh "$pt/shmem_put_bw" -b 65536 -e 4194304 -f 4 -n 20 -w 2 -c 1 -t 32
+    for d in write read; do
+      echo "gshmem host latency --dir $d"
+      gsh "$hpt/latency" -b 8 -e 65536 -f 8192 -n 200 -w 20 --issue host --dir $d
+    done
+    echo "gshmem host put bandwidth"
+    gsh "$hpt/bw" -b 65536 -e 4194304 -f 4 -n 50 -w 5 --issue host
   done
   exit 0
 fi
