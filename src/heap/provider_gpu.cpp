@@ -27,8 +27,8 @@ CUmemAllocationProp heap_properties(int device, bool rdma) {
 
 class GpuMemoryProvider final : public MemoryProvider {
  public:
-  GpuMemoryProvider(int device, uint64_t granularity, bool rdma)
-      : device_(device), granularity_(granularity), rdma_(rdma) {}
+  GpuMemoryProvider(int device, uint64_t granularity, const CUmemAllocationProp& prop)
+      : device_(device), granularity_(granularity), prop_(prop) {}
 
   const char* name() const override { return "GPU memory (CUDA VMM)"; }
   uint64_t granularity() const override { return granularity_; }
@@ -63,9 +63,8 @@ class GpuMemoryProvider final : public MemoryProvider {
   }
 
   Status create(uint64_t bytes, uint64_t* handle, int* fd) override {
-    CUmemAllocationProp prop = properties();
     CUmemGenericAllocationHandle h = 0;
-    CUresult rc = cu().cuMemCreate(&h, bytes, &prop, 0);
+    CUresult rc = cu().cuMemCreate(&h, bytes, &prop_, 0);
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
       size_t free_b = 0, total_b = 0;
       cu().cuMemGetInfo(&free_b, &total_b);
@@ -171,8 +170,6 @@ class GpuMemoryProvider final : public MemoryProvider {
   }
 
  private:
-  CUmemAllocationProp properties() const { return heap_properties(device_, rdma_); }
-
   // The checks of adopt() on the allocation `h` mapped at `p`; fills out->bytes and out->align.
   static Status check_user_buffer(CUdeviceptr p, CUmemGenericAllocationHandle h, uint64_t size, const char* api,
                                   UserBuffer* out) {
@@ -216,7 +213,7 @@ class GpuMemoryProvider final : public MemoryProvider {
 
   int device_;
   uint64_t granularity_;
-  bool rdma_;                      // the chunks are GPUDirect RDMA capable
+  CUmemAllocationProp prop_;       // the chunks' properties (heap_properties)
   CUdeviceptr reserved_base_ = 0;  // the reservation as the driver made it (one per provider)
   uint64_t reserved_bytes_ = 0;
 };
@@ -242,7 +239,7 @@ Status make_gpu_memory_provider(int device, std::unique_ptr<MemoryProvider>* out
   const CUmemAllocationProp prop = heap_properties(device, rdma != 0);
   size_t gran = 0;
   GSHMEM_CU_CHECK(cuMemGetAllocationGranularity, &gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
-  *out = std::make_unique<GpuMemoryProvider>(device, gran, rdma != 0);
+  *out = std::make_unique<GpuMemoryProvider>(device, gran, prop);
   return GSHMEM_SUCCESS;
 }
 

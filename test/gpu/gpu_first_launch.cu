@@ -23,13 +23,14 @@ namespace {
 constexpr size_t kInts = 4096;
 constexpr double kLimitS = 60;
 
-int pattern(int pe, size_t i) { return static_cast<int>((static_cast<size_t>(pe) << 20) ^ (i * 2654435761u)); }
+__host__ __device__ int pattern(int pe, size_t i) {
+  return static_cast<int>((static_cast<size_t>(pe) << 20) ^ (i * 2654435761u));
+}
 
 // Launched once, after the wait: counts the ints that differ from the sender's pattern.
 __global__ void check_once(const int* data, size_t n, int from, int* wrong) {
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
-    const int want = static_cast<int>((static_cast<size_t>(from) << 20) ^ (i * 2654435761u));
-    if (data[i] != want) atomicAdd(wrong, 1);
+    if (data[i] != pattern(from, i)) atomicAdd(wrong, 1);
   }
 }
 
