@@ -194,7 +194,7 @@ class Ucx {
       ucp_request_param_t p{};
       char what[64];
       std::snprintf(what, sizeof what, "ucp_ep_flush_nbx to PE %d", pe);
-      if (finish(ucp_ep_flush_nbx(e, &p), true, lock, what, why, len) != 0) return 1;
+      if (finish(ucp_ep_flush_nbx(e, &p), true, pe, lock, what, why, len) != 0) return 1;
     }
     return 0;
   }
@@ -271,7 +271,7 @@ class Ucx {
             return staged_put(ep, pe, offset + at, static_cast<const char*>(src) + at, n, blocking, lock, why, len);
           ucp_request_param_t p{};
           ucs_status_ptr_t r = ucp_put_nbx(ep, static_cast<const char*>(src) + at, n, raddr, rkey, &p);
-          return finish(r, blocking, lock, "ucp_put_nbx", why, len);
+          return finish(r, blocking, pe, lock, "ucp_put_nbx", why, len);
         });
   }
 
@@ -282,7 +282,7 @@ class Ucx {
           if (!rkey) return staged_get(ep, pe, offset + at, static_cast<char*>(dst) + at, n, blocking, lock, why, len);
           ucp_request_param_t p{};
           ucs_status_ptr_t r = ucp_get_nbx(ep, static_cast<char*>(dst) + at, n, raddr, rkey, &p);
-          return finish(r, blocking, lock, "ucp_get_nbx", why, len);
+          return finish(r, blocking, pe, lock, "ucp_get_nbx", why, len);
         });
   }
 
@@ -293,7 +293,7 @@ class Ucx {
     uint64_t id;
     ucs_status_ptr_t r = post_staged(ep, pe, Kind::kPut, offset, src, n, false, nullptr, &id);
     if (UCS_PTR_IS_ERR(r)) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-    return finish(r, blocking, lock, "ucp_am_send_nbx", why, len);
+    return finish(r, blocking, pe, lock, "ucp_am_send_nbx", why, len);
   }
 
   // A get on staged memory: a request that the target answers with the data, into host memory `dst`:
@@ -305,7 +305,12 @@ class Ucx {
     if (UCS_PTR_IS_ERR(r)) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     if (r != nullptr) ucp_request_free(r);
     if (!blocking) return 0;
-    while (!pending_[id].done) progress_once(lock);
+    wait_until(
+        lock, [&] { return pending_[id].done; },
+        [&](int* who) {
+          *who = pe;
+          return "PE " + std::to_string(pe) + " to answer a get of " + std::to_string(n) + " bytes";
+        });
     const Pending done = pending_[id];
     pending_.erase(id);
     if (done.status < 0) {
@@ -328,7 +333,7 @@ class Ucx {
     if (fence_pending_) {
       // Puts issued before the fence are complete before this atomic leaves.
       ucp_request_param_t fp{};
-      if (finish(ucp_worker_flush_nbx(worker_, &fp), true, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
+      if (finish(ucp_worker_flush_nbx(worker_, &fp), true, -1, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
       fence_pending_ = false;
     }
     if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
@@ -350,7 +355,12 @@ class Ucx {
     if (r != nullptr) ucp_request_free(r);
     ++in_flight_;
     if (!pending.fetch) return 0;
-    while (!pending_[id].done) progress_once(lock);
+    wait_until(
+        lock, [&] { return pending_[id].done; },
+        [&](int* who) {
+          *who = pe;
+          return "PE " + std::to_string(pe) + " to answer a fetching atomic";
+        });
     const Pending done = pending_[id];
     pending_.erase(id);
     if (done.status < 0) {
@@ -366,7 +376,7 @@ class Ucx {
     const ucs_status_t s = ucp_worker_fence(worker_);
     if (s != UCS_OK) return fail(why, len, "ucp_worker_fence: %s", ucs_status_string(s));
     // Atomics and staged puts before the fence are applied before anything after it leaves.
-    while (in_flight_ > 0) progress_once(lock);
+    wait_for_answers(lock, "a fence");
     fence_pending_ = true;
     return failed_amos(why, len);
   }
@@ -375,8 +385,8 @@ class Ucx {
     std::unique_lock<std::mutex> lock(mu_);
     ucp_request_param_t p{};
     ucs_status_ptr_t r = ucp_worker_flush_nbx(worker_, &p);
-    if (finish(r, true, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
-    while (in_flight_ > 0) progress_once(lock);
+    if (finish(r, true, -1, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
+    wait_for_answers(lock, "a quiet");
     fence_pending_ = false;
     return failed_amos(why, len);
   }
@@ -448,6 +458,89 @@ class Ucx {
       std::this_thread::yield();
       lock.lock();
     }
+  }
+
+  // The clock of a wait inside the plugin: once the wait has lasted a second, tick() tells gshmem what
+  // it waits for every second (services.waiting warns, and may end the job), with mu_ released.
+  class WaitClock {
+   public:
+    explicit WaitClock(Ucx* ucx) : ucx_(ucx), start_(std::chrono::steady_clock::now()) {}
+    // describe(&pe) says what is waited for and sets the PE it waits for (-1: unknown); it runs, holding
+    // mu_, only when a report is due.
+    template <class Describe>
+    void tick(std::unique_lock<std::mutex>& lock, Describe describe) {
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (waited < next_) return;
+      int pe = -1;
+      const std::string what = describe(&pe);
+      lock.unlock();
+      ucx_->sv_.waiting(ucx_->sv_.ctx, pe, what.c_str(), waited, last_);
+      lock.lock();
+      last_ = waited;
+      next_ = waited + 1;
+    }
+
+   private:
+    Ucx* ucx_;
+    std::chrono::steady_clock::time_point start_;
+    double next_ = 1;
+    double last_ = 0;
+  };
+
+  // Progresses until done(), holding mu_ through `lock` (released while nothing moves); a wait that
+  // lasts is reported (WaitClock) with describe.
+  template <class Done, class Describe>
+  void wait_until(std::unique_lock<std::mutex>& lock, Done done, Describe describe) {
+    WaitClock clock(this);
+    while (!done()) {
+      progress_once(lock);
+      clock.tick(lock, describe);
+    }
+  }
+
+  // Waits for the answers of every atomic and staged put or get in flight (for `what`: a fence, a quiet).
+  void wait_for_answers(std::unique_lock<std::mutex>& lock, const char* what) {
+    wait_until(
+        lock, [&] { return in_flight_ == 0; },
+        [&](int* who) {
+          std::vector<int> pes;
+          for (const auto& entry : pending_) {
+            const int pe = entry.second.pe;
+            if (!entry.second.done && std::find(pes.begin(), pes.end(), pe) == pes.end()) pes.push_back(pe);
+          }
+          std::sort(pes.begin(), pes.end());
+          std::string from = pes.size() == 1 ? "PE " : "PEs ";
+          for (size_t i = 0; i < pes.size() && i < 4; ++i) from += (i ? ", " : "") + std::to_string(pes[i]);
+          if (pes.size() > 4) from += " and " + std::to_string(pes.size() - 4) + " more";
+          if (!pes.empty()) *who = pes.front();
+          return (pes.empty() ? std::string("the peers") : from) + " to answer " + std::to_string(in_flight_) +
+                 " atomics, staged puts or gets in flight (" + what + ")";
+        });
+  }
+
+  // The PEs that have operations UCX has not completed: a flush of each endpoint, progressed for up
+  // to 100 ms. Whom a flush of the whole worker that lasts waits for; a slow path. Holds mu_.
+  std::vector<int> unflushed(std::unique_lock<std::mutex>& lock) {
+    std::vector<std::pair<int, ucs_status_ptr_t>> flushing;
+    for (int pe = 0; pe < sv_.size; ++pe) {
+      const Peer& peer = peers_[static_cast<size_t>(pe)];
+      if (!peer.ep || peer.failed != UCS_OK) continue;
+      ucp_request_param_t p{};
+      ucs_status_ptr_t r = ucp_ep_flush_nbx(peer.ep, &p);
+      if (UCS_PTR_IS_PTR(r)) flushing.emplace_back(pe, r);
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    auto busy = [&] {
+      return std::any_of(flushing.begin(), flushing.end(),
+                         [](const auto& f) { return ucp_request_check_status(f.second) == UCS_INPROGRESS; });
+    };
+    while (busy() && std::chrono::steady_clock::now() < until) progress_once(lock);
+    std::vector<int> pes;
+    for (const auto& [pe, r] : flushing) {
+      if (ucp_request_check_status(r) == UCS_INPROGRESS) pes.push_back(pe);
+      ucp_request_free(r);  // one still in progress is released when it completes
+    }
+    return pes;
   }
 
   // Whether an operation that nobody waits for (an atomic without a fetched value, a staged put, a
@@ -712,7 +805,8 @@ class Ucx {
 
   // Completes a request as the operation needs: waits for it (blocking), or lets it complete on its
   // own (then quiet's flush covers it). Holds mu_ through `lock`, released while waiting.
-  int finish(ucs_status_ptr_t r, bool wait, std::unique_lock<std::mutex>& lock, const char* what, char* why,
+  // `pe`: the PE the request is for (-1: every PE, a flush of the worker).
+  int finish(ucs_status_ptr_t r, bool wait, int pe, std::unique_lock<std::mutex>& lock, const char* what, char* why,
              size_t len) {
     if (r == nullptr) return 0;
     if (UCS_PTR_IS_ERR(r)) return fail(why, len, "%s: %s", what, ucs_status_string(UCS_PTR_STATUS(r)));
@@ -720,8 +814,22 @@ class Ucx {
       ucp_request_free(r);
       return 0;
     }
-    ucs_status_t s;
-    while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) progress_once(lock);
+    ucs_status_t s = UCS_INPROGRESS;
+    wait_until(
+        lock, [&] { return (s = ucp_request_check_status(r)) != UCS_INPROGRESS; },
+        [&](int* who) {
+          std::string on = " with PE " + std::to_string(pe);
+          if (pe < 0) {
+            const std::vector<int> pes = unflushed(lock);
+            on = pes.empty() ? std::string(" with every PE")
+                             : " with PE " + std::to_string(pes.front()) +
+                                   (pes.size() > 1 ? " and " + std::to_string(pes.size() - 1) + " more" : "");
+            if (!pes.empty()) *who = pes.front();
+          } else {
+            *who = pe;
+          }
+          return "UCX to complete " + std::string(what) + on;
+        });
     ucp_request_free(r);
     return s == UCS_OK ? 0 : fail(why, len, "%s: %s", what, ucs_status_string(s));
   }

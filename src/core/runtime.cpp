@@ -459,7 +459,31 @@ Status Runtime::setup_network() {
   local.copy = [this, on_gpu_thread](void* dst, const void* src, size_t bytes) {
     return on_gpu_thread([&] { return transport_->copy(dst, src, bytes, Completion::kBlocking, nullptr); });
   };
-  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, std::move(local), &network_, &why);
+  // A wait inside the plugin that lasts: a peer whose process is stopped, or whose own progress cannot run,
+  // never answers, and the network library does not see it. The plugin reports such a wait every second.
+  auto waiting = [this](int pe, const char* what, double waited_s, double last_s) {
+    const std::string api = network_ ? std::string("network transport ") + network_->name() : "network transport";
+    WaitWatch::Options options = wait_watch_options(api.c_str());
+    options.subsys = log::kTransport;
+    WaitWatch watch(options, waited_s, last_s);
+    auto describe = [&] {
+      std::string d = std::string(" for ") + what;
+      if (pe >= 0) {
+        d += log::format(
+            " (PE %d is in the job but does not answer: is its process stopped, or its network progress unable to "
+            "run?)",
+            pe);
+      }
+      return d;
+    };
+    auto stuck = [&](const std::vector<int>& left) -> std::string {
+      if (pe < 0 || std::find(left.begin(), left.end(), pe) == left.end()) return "";
+      return log::format("it waits for PE %d (%s), which has called nvshmem_finalize and left the job", pe, what);
+    };
+    watch.check(describe, stuck);
+  };
+  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, std::move(local), std::move(waiting),
+                                    &network_, &why);
   const bool gpu = backend_ == Backend::kGpu;
   if (!ok(s)) {
     no_network_ = "the network transport could not start (" + why +
@@ -882,11 +906,13 @@ std::string Runtime::unreachable_reason() const {
 
 void Runtime::quiet(const char* api) {
   if (state_ != kInitialized) return;  // nothing can be outstanding
+  activity::Scope doing(api);
   if (!ok(complete_operations(false, nullptr, true))) log::fatal("%s failed", api);
 }
 
 void Runtime::quiet_on_stream(void* stream, const char* api) {
   if (state_ != kInitialized) return;
+  activity::Scope doing(api);
   if (!ok(complete_operations(true, stream, true))) log::fatal("%s failed", api);
 }
 

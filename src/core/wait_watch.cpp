@@ -1,5 +1,7 @@
 #include "core/wait_watch.h"
 
+#include <cmath>
+
 #include "bootstrap/bootstrap.h"
 #include "util/log.h"
 
@@ -14,10 +16,19 @@ constexpr double kLeftCheckPeriod = 1.0;
 WaitWatch::WaitWatch(const Options& options)
     : o_(options), start_(Clock::now()), next_warn_(options.warn_s), next_left_check_(kLeftCheckPeriod) {}
 
+WaitWatch::WaitWatch(const Options& options, double waited_s, double last_s)
+    : o_(options),
+      start_(Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(waited_s))),
+      next_warn_(options.warn_s > 0 ? (std::floor(last_s / options.warn_s) + 1) * options.warn_s : 0),
+      next_left_check_(0) {}
+
 double WaitWatch::seconds_waited() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 void WaitWatch::warn(double waited, const std::string& what) {
-  GSHMEM_WARN(kColl, "%s: PE %d has waited %.0f s%s (GSHMEM_WAIT_WARN)", o_.api, o_.my_pe, waited, what.c_str());
+  if (log::enabled(log::Level::Warn, o_.subsys)) {
+    log::write("WARN", o_.subsys, "%s: PE %d has waited %.0f s%s (GSHMEM_WAIT_WARN)", o_.api, o_.my_pe, waited,
+               what.c_str());
+  }
   next_warn_ += o_.warn_s;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "util/log.h"
 #include "util/socket.h"
 
 namespace gshmem {
@@ -25,9 +26,14 @@ class WaitWatch {
     double warn_s = 0;     // GSHMEM_WAIT_WARN (0: never)
     double timeout_s = 0;  // GSHMEM_WAIT_TIMEOUT (0: never)
     Bootstrap* boot = nullptr;
+    log::Subsys subsys = log::kColl;  // of the warning (NVSHMEM_DEBUG_SUBSYS)
   };
   // Cheap (a clock read): waits that end at once construct one too.
   explicit WaitWatch(const Options& options);
+  // A wait that someone else times (a network plugin's): it began `waited_s` seconds ago and was last
+  // checked at `last_s` (0: never), so check() warns only when a multiple of GSHMEM_WAIT_WARN lies in
+  // (last_s, waited_s], and asks at once which PEs have left.
+  WaitWatch(const Options& options, double waited_s, double last_s);
   // Ends the job (with a message naming the call and what it waits for) when the wait can no
   // longer complete or has run past GSHMEM_WAIT_TIMEOUT; warns every GSHMEM_WAIT_WARN seconds.
   // `describe()`: what is waited for, with its leading separator (" for PE 2 to arrive", ": ivars[0]

@@ -92,11 +92,18 @@ int services_local_copy(void* ctx, uint64_t offset, void* host, size_t bytes, in
   return 1;
 }
 
+void services_waiting(void* ctx, int pe, const char* what, double waited_s, double last_s) {
+  auto* t = static_cast<NetworkTransport*>(ctx);
+  if (t->waiting_) t->waiting_(pe, what ? what : "the network", waited_s, last_s);
+}
+
 Status NetworkTransport::open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
-                              LocalMemory local, std::unique_ptr<NetworkTransport>* out, std::string* why) {
+                              LocalMemory local, NetworkWaitReport waiting, std::unique_ptr<NetworkTransport>* out,
+                              std::string* why) {
   std::unique_ptr<NetworkTransport> t(new NetworkTransport());
   t->boot_ = boot;
   t->local_ = std::move(local);
+  t->waiting_ = std::move(waiting);
   t->services_.ctx = t.get();
   t->services_.rank = boot->rank();
   t->services_.size = boot->size();
@@ -104,6 +111,7 @@ Status NetworkTransport::open(const std::string& path, Bootstrap* boot, const st
   t->services_.log = &services_log;
   t->services_.local_atomic = &services_local_atomic;
   t->services_.local_copy = &services_local_copy;
+  t->services_.waiting = &services_waiting;
   t->reach_ = reach;
   const std::string started = start_plugin(path, t->services_, &t->plugin_);
   t->open_ = started.empty();

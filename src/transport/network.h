@@ -39,13 +39,20 @@ struct LocalMemory {
   std::function<Status(void* dst, const void* src, size_t bytes)> copy;
 };
 
+// Told by a thread that has waited inside the plugin for `waited_s` seconds, about once a second (see
+// services.waiting in transport_v1.h): `pe` is the PE it waits for (-1: unknown), `what` what it waits for,
+// `last_s` the wait's time at the previous report (0: the first). The core warns and may end the job.
+using NetworkWaitReport = std::function<void(int pe, const char* what, double waited_s, double last_s)>;
+
 class NetworkTransport {
  public:
   // Loads the plugin `path` on every PE and connects each PE to those with reach[pe] (the rows agree:
   // see transport_v1.h). Collective over all PEs; every PE gets the same result: a PE that cannot load or
-  // start the plugin fails the call on all of them, and *why names the PEs and their reasons.
+  // start the plugin fails the call on all of them, and *why names the PEs and their reasons. `waiting`
+  // hears of the waits inside the plugin that last (from connect on).
   static Status open(const std::string& path, Bootstrap* boot, const std::vector<unsigned char>& reach,
-                     LocalMemory local, std::unique_ptr<NetworkTransport>* out, std::string* why);
+                     LocalMemory local, NetworkWaitReport waiting, std::unique_ptr<NetworkTransport>* out,
+                     std::string* why);
   ~NetworkTransport();
   NetworkTransport(const NetworkTransport&) = delete;
   NetworkTransport& operator=(const NetworkTransport&) = delete;
@@ -98,6 +105,8 @@ class NetworkTransport {
   friend int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare,
                                    uint64_t* old);
   friend int services_local_copy(void* ctx, uint64_t offset, void* host, size_t bytes, int to_heap);
+  friend void services_waiting(void* ctx, int pe, const char* what, double waited_s, double last_s);
+  NetworkWaitReport waiting_;
   gshmem_transport_services_v1_t services_{};
   gshmem_transport_plugin_v1_t plugin_{};
   std::vector<unsigned char> reach_;

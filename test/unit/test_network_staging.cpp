@@ -43,7 +43,12 @@ class NetworkStaging : public ::testing::Test {
     };
     std::string why;
     // PE 1 is the fake plugin's peer; the single bootstrap has PE 0 alone, which is all open needs.
-    ASSERT_EQ(NetworkTransport::open(GSHMEM_FAKE_TRANSPORT, boot_.get(), {0, 1}, std::move(local), &net_, &why),
+    ASSERT_EQ(NetworkTransport::open(
+                  GSHMEM_FAKE_TRANSPORT, boot_.get(), {0, 1}, std::move(local),
+                  [this](int pe, const char* what, double waited, double last) {
+                    waits_.push_back(Wait{pe, what, waited, last});
+                  },
+                  &net_, &why),
               GSHMEM_SUCCESS)
         << why;
     void* lib = dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW | RTLD_NOLOAD);
@@ -65,7 +70,27 @@ class NetworkStaging : public ::testing::Test {
   FakeTransportState* fake_ = nullptr;
   std::vector<char> gpu_, gpu_out_, heap_;
   int copies_ = 0;
+  struct Wait {
+    int pe;
+    std::string what;
+    double waited, last;
+  };
+  std::vector<Wait> waits_;  // what the plugin reported of its waits
 };
+
+// The plugin's report of a wait that lasts (services.waiting) reaches the core's handler as it was sent.
+TEST_F(NetworkStaging, PluginWaitsReachTheCore) {
+  ASSERT_NE(fake_->services.waiting, nullptr);
+  fake_->services.waiting(fake_->services.ctx, 1, "PE 1 to answer a fetching atomic", 2.5, 1.25);
+  fake_->services.waiting(fake_->services.ctx, -1, nullptr, 3.5, 2.5);
+  ASSERT_EQ(waits_.size(), 2u);
+  EXPECT_EQ(waits_[0].pe, 1);
+  EXPECT_EQ(waits_[0].what, "PE 1 to answer a fetching atomic");
+  EXPECT_DOUBLE_EQ(waits_[0].waited, 2.5);
+  EXPECT_DOUBLE_EQ(waits_[0].last, 1.25);
+  EXPECT_EQ(waits_[1].pe, -1);
+  EXPECT_EQ(waits_[1].what, "the network");  // a plugin that names nothing
+}
 
 TEST_F(NetworkStaging, StagedHeapIsNotRegistered) {
   net_->set_staged(true);

@@ -37,7 +37,8 @@
 extern "C" {
 #endif
 
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 4 /* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory */
+/* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory; 5: services.waiting */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 5
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* Where memory given to add_memory lives. */
@@ -78,6 +79,16 @@ typedef struct gshmem_transport_services_v1 {
    * the plugin is connected; it waits for the copy (and so may wait for the GPU). Returns 0, or non-zero
    * (logged) when it cannot (the range is outside the heap). */
   int (*local_copy)(void *ctx, uint64_t heap_offset, void *host, size_t bytes, int to_heap);
+  /* Called, without the plugin's locks held, by a thread that waits inside the plugin for the network
+   * (a blocking put, get or atomic, a fence, a quiet) once the wait has lasted a second, and then about
+   * once a second until it ends: `pe` is the PE whose answer or completion it waits for (-1: unknown),
+   * `what` says what it waits for ("PE 2 to answer a fetching atomic"), `waited_s` is the time since
+   * the wait began and `last_s` its value at the previous call of this wait (0 at the first). gshmem
+   * warns (GSHMEM_WAIT_WARN), and ends the job when the wait has lasted longer than GSHMEM_WAIT_TIMEOUT
+   * or `pe` has left the job; otherwise it returns. A peer whose process is stopped, or whose own
+   * progress cannot run, never answers, and no network library reports it: this is how such a wait
+   * is seen. */
+  void (*waiting)(void *ctx, int pe, const char *what, double waited_s, double last_s);
 } gshmem_transport_services_v1_t;
 
 typedef struct gshmem_transport_plugin_v1 gshmem_transport_plugin_v1_t;
