@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/activity.h"
 #include "core/runtime.h"
 #include "gshmem/constants.h"
 #include "util/log.h"
@@ -31,6 +32,7 @@ void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, i
   checks_.check_local_buffer(put ? source : static_cast<const void*>(dest), bytes, put ? "source" : "destination", api);
   Status s;
   if (!remote.mapped) {
+    activity::Scope doing(api);  // a wait across the network that lasts names the call
     s = put ? network().put(pe, remote.offset, source, bytes, network_completion(completion, stream, api))
             : network().get(dest, pe, remote.offset, bytes, network_completion(completion, stream, api));
   } else {
@@ -73,6 +75,7 @@ void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff
                              put ? "source" : "destination", api);
   Status s;
   if (!remote.mapped) {
+    activity::Scope doing(api);
     s = network_strided(put, dest, source, dst * elem, sst * elem, elem, nelems, pe, remote.offset,
                         network_completion(completion, stream, api));
   } else if (put) {
@@ -113,9 +116,13 @@ uint64_t PointToPoint::atomic(void* dest, const Amo& amo, bool fetch, int pe, co
   }
   uint64_t old = 0;
   // A non-fetching atomic across the network completes by the next quiet, as a put does.
-  Status s = remote.mapped
-                 ? rt_.transport().atomic(remote.mapped, amo, fetch ? &old : nullptr, Completion::kBlocking, nullptr)
-                 : network().atomic(pe, remote.offset, amo, fetch ? &old : nullptr);
+  Status s;
+  if (remote.mapped) {
+    s = rt_.transport().atomic(remote.mapped, amo, fetch ? &old : nullptr, Completion::kBlocking, nullptr);
+  } else {
+    activity::Scope doing(api);
+    s = network().atomic(pe, remote.offset, amo, fetch ? &old : nullptr);
+  }
   if (!ok(s)) {
     log::fatal("%s: the atomic on PE %d failed", api, pe);
   }
@@ -132,6 +139,7 @@ void PointToPoint::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, in
   if (remote.mapped) {
     s = rt_.transport().atomic(remote.mapped, amo, nullptr, completion, stream);
   } else {
+    activity::Scope doing(api);
     network_completion(completion, stream, api);
     s = network().atomic(pe, remote.offset, amo, nullptr);
   }
@@ -153,6 +161,7 @@ void PointToPoint::put_signal(void* dest, const void* source, size_t bytes, uint
   if (!remote_sig.mapped) {
     // Across the network: the data (the source reusable on return unless nbi), a fence, then the
     // signal, which the fence keeps behind the data at the target.
+    activity::Scope doing(api);
     const Completion c = network_completion(completion, stream, api);
     Status s = bytes > 0 ? network().put(pe, remote.offset, source, bytes, c) : GSHMEM_SUCCESS;
     if (ok(s)) s = network().fence();
