@@ -503,6 +503,8 @@ int main(int argc, char** argv) {
         p.stopped_by_us = true;
         cut_lifeline(p);
         kill(p.pid, sig);
+        // A stopped PE (SIGSTOP, a debugger's stop) takes the signal only once it runs again.
+        if (sig != SIGKILL) kill(p.pid, SIGCONT);
       }
     }
     if (!stopping) kill_deadline = deadline_after(3);
