@@ -52,6 +52,13 @@ int main(int argc, char** argv) {
       announce_end(me);
       while (true) sleep(1);
     }
+    if (c == "stopped_fetch" || c == "stopped_quiet") {
+      // Alive, but stopped (SIGSTOP): across the network its progress never answers, and the network
+      // library sees nothing wrong with the connection.
+      announce_end(me);
+      raise(SIGSTOP);
+      while (true) sleep(1);
+    }
     announce_end(me);
     if (c == "sigkill" || c == "sigkill_put") raise(SIGKILL);
     if (c == "crash") {
@@ -78,6 +85,18 @@ int main(int argc, char** argv) {
       nvshmem_putmem(data, data, kPutBytes, victim);
       nvshmem_quiet();
     }
+  } else if (c == "stopped_fetch") {
+    settle();
+    settle();                                             // the victim is stopped by now
+    (void)nvshmem_int_atomic_fetch_add(flag, 1, victim);  // its answer never comes
+  } else if (c == "stopped_quiet") {
+    settle();
+    settle();
+    // A put, then its remote completion (UCP over TCP waits for the target to acknowledge it), and the
+    // atomics that need the target's answer.
+    nvshmem_putmem(data, data, kPutBytes, victim);
+    nvshmem_int_atomic_add(flag, 1, victim);
+    nvshmem_quiet();
   } else if (c == "skip_barrier") {
     nvshmem_barrier_all();  // paired with the victim's finalize
     nvshmem_barrier_all();  // can never complete
