@@ -21,6 +21,7 @@
 #include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
+#include "util/stall_watch.h"
 
 namespace gshmem {
 
@@ -433,12 +434,32 @@ Status Runtime::setup_network() {
     cu().cuThreadExchangeStreamCaptureMode(&mode);
     return s;
   };
+  // The network thread's GPU work on a peer's behalf can block in the driver, and then no peer's operation
+  // on this PE completes: a watch says so from a thread of its own (StallWatch).
+  if (backend_ == Backend::kGpu) {
+    StallWatch::Options o;
+    o.my_pe = me;
+    o.warn_s = config_.wait_warn;
+    o.timeout_s = config_.wait_timeout;
+    o.subsys = log::kTransport;
+    o.context = [] {
+      return " This PE's program is " + activity::describe() +
+             ". A kernel on this GPU that waits for a peer (a stream's wait for a signal, a barrier) keeps the GPU "
+             "busy, and a CUDA call of another thread that waits for the GPU to be idle then holds up this PE's "
+             "own GPU work: under CUDA's lazy loading, the first launch of a kernel can be one "
+             "(CUDA_MODULE_LOADING=EAGER loads every kernel at start).";
+    };
+    network_stall_ = std::make_unique<StallWatch>(std::move(o));
+  }
   LocalMemory local;
   local.atomic = [this, on_gpu_thread](uint64_t offset, const Amo& amo, uint64_t* old) {
     if (!transport_ || offset + static_cast<uint64_t>(amo.bytes) > heap_.mapped() ||
         offset % static_cast<uint64_t>(amo.bytes) != 0 || (backend_ == Backend::kGpu && !gpu_)) {
       return GSHMEM_ERROR_INVALID_VALUE;
     }
+    StallWatch::Call call(network_stall_.get(), "the network thread",
+                          "applying a peer's atomic of %llu bytes to this PE's GPU heap",
+                          static_cast<uint64_t>(amo.bytes));
     return on_gpu_thread(
         [&] { return transport_->atomic(heap_.base() + offset, amo, old, Completion::kBlocking, nullptr); });
   };
@@ -450,6 +471,10 @@ Status Runtime::setup_network() {
       return GSHMEM_ERROR_INVALID_VALUE;
     }
     char* at = heap_.base() + offset;
+    StallWatch::Call call(network_stall_.get(), "the network thread",
+                          to_heap ? "applying a peer's put of %llu bytes to this PE's GPU heap"
+                                  : "reading %llu bytes of this PE's GPU heap for a peer's get",
+                          static_cast<uint64_t>(bytes));
     return on_gpu_thread([&] {
       return to_heap ? transport_->copy(at, host, bytes, Completion::kBlocking, nullptr)
                      : transport_->copy(host, at, bytes, Completion::kBlocking, nullptr);
@@ -1046,6 +1071,7 @@ Status Runtime::finalize(const char* api) {
     if (gpu_) gpu_->stop_network_proxy();
     if (network_ && !ok(network_->finalize()) && ok(s)) s = GSHMEM_ERROR_SYSTEM;
     network_.reset();
+    network_stall_.reset();
     transport_.reset();
     heap_.finalize();
     if (gpu_) gpu_->destroy();

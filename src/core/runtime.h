@@ -27,6 +27,7 @@
 #include "transport/network.h"
 #include "transport/transport.h"
 #include "util/config.h"
+#include "util/stall_watch.h"
 #include "util/status.h"
 
 namespace gshmem {
@@ -196,6 +197,7 @@ class Runtime {
   SymmetricHeap heap_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<NetworkTransport> network_;
+  std::unique_ptr<StallWatch> network_stall_;  // the network thread's GPU work (GPU backend)
   std::string no_network_;             // why PEs that need the network are not reached ("" when none needs it)
   uint64_t* barrier_flags_ = nullptr;  // symmetric [npes], in this PE's heap
   uint64_t host_barrier_seq_ = 0;      // CPU backend
