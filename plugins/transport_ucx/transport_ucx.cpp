@@ -192,9 +192,10 @@ class Ucx {
       ucp_ep_h e = peers_[static_cast<size_t>(pe)].ep;
       if (!e) continue;
       ucp_request_param_t p{};
-      char what[64];
-      std::snprintf(what, sizeof what, "ucp_ep_flush_nbx to PE %d", pe);
-      if (finish(ucp_ep_flush_nbx(e, &p), true, pe, lock, what, why, len) != 0) return 1;
+      if (finish(ucp_ep_flush_nbx(e, &p), true, pe, lock, "ucp_ep_flush_nbx", why, len) != 0) {
+        const std::string reason = why && len ? why : "";
+        return fail(why, len, "connecting to PE %d: %s", pe, reason.c_str());
+      }
     }
     return 0;
   }
