@@ -68,6 +68,7 @@ struct Peer {
   ucp_ep_h ep = nullptr;
   std::vector<RemoteRegion> regions;  // by offset
   ucs_status_t failed = UCS_OK;       // what UCX reported when the connection failed
+  uint64_t last_rma = 0;              // the ticket of the last put or non-blocking get to it (Ucx::rma_ticket_)
 };
 
 struct LocalRegion {
@@ -207,10 +208,8 @@ class Ucx {
   }
 
   int add_memory(void* addr, size_t bytes, uint64_t offset, int mem_type, char* why, size_t len) {
-    if (mem_type == GSHMEM_TRANSPORT_MEM_CUDA && !cuda_) {
-      return fail(why, len, "this UCX (%s) was built without CUDA: it cannot register GPU memory",
-                  ucp_get_version_string());
-    }
+    // GPU memory that this UCX cannot register fails here, after the exchange below (every PE takes part).
+    const bool cannot = mem_type == GSHMEM_TRANSPORT_MEM_CUDA && !cuda_;
     const bool staged = mem_type == GSHMEM_TRANSPORT_MEM_STAGED;
     ucp_mem_map_params_t mp{};
     mp.field_mask =
@@ -221,11 +220,14 @@ class Ucx {
     LocalRegion region;
     void* packed = nullptr;
     size_t packed_len = 0;
-    ucs_status_t s = UCS_OK;
-    if (!staged) {
+    ucs_status_t s = cannot ? UCS_ERR_UNSUPPORTED : UCS_OK;
+    if (!staged && !cannot) {
       std::lock_guard<std::mutex> lock(mu_);
       s = ucp_mem_map(context_, &mp, &region.memh);
-      if (s == UCS_OK) s = ucp_rkey_pack(context_, region.memh, &packed, &packed_len);
+      if (s == UCS_OK) {
+        s = ucp_rkey_pack(context_, region.memh, &packed, &packed_len);
+        if (s != UCS_OK) ucp_mem_unmap(context_, region.memh);
+      }
     }
     // Every PE takes part in the exchange, also one whose registration failed (it sends an empty key),
     // so that no PE waits for it; each reports its own failure.
@@ -237,7 +239,13 @@ class Ucx {
     if (packed) ucp_rkey_buffer_release(packed);
     std::vector<std::vector<char>> all;
     const int rc = exchange(mine.data(), mine.size(), &all);
-    if (s != UCS_OK) return fail(why, len, "ucp_mem_map of %zu bytes: %s", bytes, ucs_status_string(s));
+    if (cannot) {
+      return fail(why, len, "this UCX (%s) was built without CUDA: it cannot register GPU memory",
+                  ucp_get_version_string());
+    }
+    if (s != UCS_OK) {
+      return fail(why, len, "registering %zu bytes (ucp_mem_map, ucp_rkey_pack): %s", bytes, ucs_status_string(s));
+    }
     if (!staged) locals_.push_back(region);
     if (rc != 0) return fail(why, len, "the exchange of UCX memory keys through the bootstrap failed");
     std::lock_guard<std::mutex> lock(mu_);
@@ -270,6 +278,7 @@ class Ucx {
         [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at, size_t n, std::unique_lock<std::mutex>& lock) {
           if (!rkey)
             return staged_put(ep, pe, offset + at, static_cast<const char*>(src) + at, n, blocking, lock, why, len);
+          if (!rma_allowed(pe, "ucp_put_nbx", why, len)) return 1;
           ucp_request_param_t p{};
           ucs_status_ptr_t r = ucp_put_nbx(ep, static_cast<const char*>(src) + at, n, raddr, rkey, &p);
           return finish(r, blocking, pe, lock, "ucp_put_nbx", why, len);
@@ -281,6 +290,7 @@ class Ucx {
         pe, offset, bytes, why, len,
         [&](ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey, size_t at, size_t n, std::unique_lock<std::mutex>& lock) {
           if (!rkey) return staged_get(ep, pe, offset + at, static_cast<char*>(dst) + at, n, blocking, lock, why, len);
+          if (!blocking && !rma_allowed(pe, "ucp_get_nbx", why, len)) return 1;
           ucp_request_param_t p{};
           ucs_status_ptr_t r = ucp_get_nbx(ep, static_cast<char*>(dst) + at, n, raddr, rkey, &p);
           return finish(r, blocking, pe, lock, "ucp_get_nbx", why, len);
@@ -331,12 +341,8 @@ class Ucx {
     ucp_rkey_h rkey;
     ucp_ep_h ep = target(pe, offset, static_cast<size_t>(bytes), &raddr, &rkey);
     if (!ep) return fail(why, len, "heap offset %llu of PE %d is not registered with UCX", ull(offset), pe);
-    if (fence_pending_) {
-      // Puts issued before the fence are complete before this atomic leaves.
-      ucp_request_param_t fp{};
-      if (finish(ucp_worker_flush_nbx(worker_, &fp), true, -1, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
-      fence_pending_ = false;
-    }
+    // Puts issued before a fence are complete before this atomic leaves.
+    if (flushed_ < fences_ && flush_worker(lock, why, len) != 0) return 1;
     if (peers_[static_cast<size_t>(pe)].failed != UCS_OK) {
       return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peers_[static_cast<size_t>(pe)].failed));
     }
@@ -378,18 +384,32 @@ class Ucx {
     if (s != UCS_OK) return fail(why, len, "ucp_worker_fence: %s", ucs_status_string(s));
     // Atomics and staged puts before the fence are applied before anything after it leaves.
     wait_for_answers(lock, "a fence");
-    fence_pending_ = true;
+    ++fences_;
     return failed_amos(why, len);
   }
 
   int quiet(char* why, size_t len) {
     std::unique_lock<std::mutex> lock(mu_);
-    ucp_request_param_t p{};
-    ucs_status_ptr_t r = ucp_worker_flush_nbx(worker_, &p);
-    if (finish(r, true, -1, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
+    const uint64_t covers = rma_ticket_;
+    if (flush_worker(lock, why, len) != 0) return 1;
     wait_for_answers(lock, "a quiet");
-    fence_pending_ = false;
-    return failed_amos(why, len);
+    if (failed_amos(why, len) != 0) return 1;
+    // A flush does not wait for the operations on an endpoint that failed (UCX completes them with the
+    // error, and nobody holds their requests): a put or non-blocking get to a failed PE since the last
+    // quiet that checked may not have arrived, and is reported instead of lost.
+    if (any_failed_) {
+      for (int pe = 0; pe < sv_.size; ++pe) {
+        const Peer& peer = peers_[static_cast<size_t>(pe)];
+        if (peer.failed != UCS_OK && peer.last_rma > verified_) {
+          return fail(why, len,
+                      "ucp_worker_flush_nbx: %s: the puts or gets to PE %d since the last quiet may not have "
+                      "completed",
+                      ucs_status_string(peer.failed), pe);
+        }
+      }
+    }
+    verified_ = std::max(verified_, covers);
+    return 0;
   }
 
   int finalize() {
@@ -461,6 +481,29 @@ class Ucx {
     }
   }
 
+  // Whether a put or non-blocking get to `pe` may be issued: not on a failed connection (UCX would complete
+  // it with the error, unseen). Records it for quiet's check. Holds mu_.
+  bool rma_allowed(int pe, const char* what, char* why, size_t len) {
+    Peer& peer = peers_[static_cast<size_t>(pe)];
+    if (peer.failed != UCS_OK) {
+      fail(why, len, "%s: %s", what, ucs_status_string(peer.failed));
+      return false;
+    }
+    peer.last_rma = ++rma_ticket_;
+    return true;
+  }
+
+  // Flushes the worker: every RMA operation issued before is complete at its target. The fences issued
+  // before the flush are then covered; a fence issued while it waits (by another thread, with mu_
+  // released) is not. Holds mu_ through `lock`.
+  int flush_worker(std::unique_lock<std::mutex>& lock, char* why, size_t len) {
+    const uint64_t covers = fences_;
+    ucp_request_param_t p{};
+    if (finish(ucp_worker_flush_nbx(worker_, &p), true, -1, lock, "ucp_worker_flush_nbx", why, len) != 0) return 1;
+    flushed_ = std::max(flushed_, covers);
+    return 0;
+  }
+
   // The clock of a wait inside the plugin: once the wait has lasted a second, tick() tells gshmem what
   // it waits for every second (services.waiting warns, and may end the job), with mu_ released.
   class WaitClock {
@@ -495,7 +538,7 @@ class Ucx {
     WaitClock clock(this);
     while (!done()) {
       progress_once(lock);
-      clock.tick(lock, describe);
+      if (!done()) clock.tick(lock, describe);
     }
   }
 
@@ -912,6 +955,7 @@ class Ucx {
     }
     if (pe >= 0) {
       self->peers_[static_cast<size_t>(pe)].failed = status == UCS_OK ? UCS_ERR_CONNECTION_RESET : status;
+      self->any_failed_ = true;
       for (auto it = self->pending_.begin(); it != self->pending_.end();) {
         // Answered already (its caller has not taken the result yet), or a get whose data UCX is still
         // receiving into its destination: the receive ends with an error and completes it then.
@@ -954,7 +998,15 @@ class Ucx {
   std::unordered_map<uint64_t, Pending> pending_;  // atomics sent, by id
   uint64_t next_amo_ = 1;
   uint64_t in_flight_ = 0;      // atomics sent and not answered
-  bool fence_pending_ = false;  // a fence since the last flush: the next atomic flushes first
+  // Fences issued, and those whose earlier puts a completed flush covers: while flushed_ < fences_, the next
+  // atomic flushes first. (One flag would let a flush issued before a fence, by another thread, clear it.)
+  uint64_t fences_ = 0;
+  uint64_t flushed_ = 0;
+  // Puts and non-blocking gets issued (each one's ticket), and the last ticket that a quiet found complete
+  // with no failed connection among its targets; whether any connection failed.
+  uint64_t rma_ticket_ = 0;
+  uint64_t verified_ = 0;
+  bool any_failed_ = false;
   int failed_amo_pe_ = -1;      // a PE where an operation that nobody waits for failed
   Kind failed_kind_ = Kind::kAtomic;
 };
