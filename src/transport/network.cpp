@@ -115,12 +115,20 @@ Status NetworkTransport::open(const std::string& path, Bootstrap* boot, const st
   t->reach_ = reach;
   const std::string started = start_plugin(path, t->services_, &t->plugin_);
   t->open_ = started.empty();
+  // A plugin that started here is finalized when the transport does not open on every PE: its threads
+  // would outlive the transport that they call back (the job may go on without the network).
   Status s = agree(boot, started, why);
-  if (!ok(s)) return s;
+  if (!ok(s)) {
+    t->finalize();
+    return s;
+  }
   char reason[512] = "";
   const bool connected = t->plugin_.connect(&t->plugin_, reach.data(), reason, sizeof reason) == 0;
   s = agree(boot, connected ? "" : std::string("connecting: ") + reason, why);
-  if (!ok(s)) return s;
+  if (!ok(s)) {
+    t->finalize();
+    return s;
+  }
   t->caps_.gpu_memory = (t->plugin_.caps & GSHMEM_TRANSPORT_CAP_CUDA_MEMORY) != 0;
   *out = std::move(t);
   return GSHMEM_SUCCESS;
