@@ -425,13 +425,18 @@ Status Runtime::setup_network() {
   // The GPU work below runs on the network's threads (and the proxy's) with the thread's stream-capture
   // mode relaxed: a CUDA graph that the program captures in the global mode on another thread must not
   // make it fail (it uses the internal streams, which are never captured).
+  // The thread may be the program's own (a peer's operation is served by whichever thread progresses the
+  // network, one in nvshmem_quiet among them): its current context is put back.
   auto on_gpu_thread = [this](const std::function<Status()>& f) {
     if (!gpu_) return f();
+    CUcontext was = nullptr;
+    cu().cuCtxGetCurrent(&was);
     gpu_->make_current();
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     cu().cuThreadExchangeStreamCaptureMode(&mode);
     const Status s = f();
     cu().cuThreadExchangeStreamCaptureMode(&mode);
+    cu().cuCtxSetCurrent(was);
     return s;
   };
   // The network thread's GPU work on a peer's behalf can block in the driver, and then no peer's operation

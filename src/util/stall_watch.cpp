@@ -40,6 +40,9 @@ int StallWatch::enter(const char* who, const char* what, uint64_t n) {
     Slot& s = slots_[i];
     bool free = false;
     if (!s.used.compare_exchange_strong(free, true, std::memory_order_acquire)) continue;
+    // Pairs with look()'s acquire fence: a watcher that reads the new who or what also sees that the
+    // slot's previous call has ended.
+    std::atomic_thread_fence(std::memory_order_release);
     s.who.store(who, std::memory_order_relaxed);
     s.what.store(what, std::memory_order_relaxed);
     s.n.store(n, std::memory_order_relaxed);
@@ -89,8 +92,10 @@ void StallWatch::look(int64_t now, int64_t seen[kSlots], double next_warn[kSlots
     }
     const char* who = s.who.load(std::memory_order_relaxed);
     const std::string what = describe(s);
-    // A call that ended, and another that began, while this looked: the next look sees it whole.
-    if (s.since_ns.load(std::memory_order_acquire) != since) continue;
+    // A call that ended, and another that began, while this looked: the next look sees it whole. (The
+    // fence keeps the reads of who and what before the second read of since_ns.)
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.since_ns.load(std::memory_order_relaxed) != since) continue;
     if (since != seen[i]) {
       seen[i] = since;
       next_warn[i] = o_.warn_s;
