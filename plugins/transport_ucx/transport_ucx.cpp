@@ -13,7 +13,7 @@
 // which the target applies through gshmem (services.local_copy) and answers, as for the atomics.
 // Ordering: fence() makes the next atomic wait until earlier puts are complete (a flush) and waits for
 // the atomics and staged operations in flight, so operations on each side of a fence stay in order;
-// quiet() waits for every answer.
+// quiet() waits for every answer to what was sent before it.
 //
 // Progress: UCP moves data only when someone calls ucp_worker_progress, and a peer's put or atomic on
 // this PE's memory may need this PE's progress (UCP emulates RMA and atomics in software over
@@ -34,6 +34,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -360,7 +361,7 @@ class Ucx {
       return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     }
     if (r != nullptr) ucp_request_free(r);
-    ++in_flight_;
+    in_flight_.insert(id);
     if (!pending.fetch) return 0;
     wait_until(
         lock, [&] { return pending_[id].done; },
@@ -542,24 +543,29 @@ class Ucx {
     }
   }
 
-  // Waits for the answers of every atomic and staged put or get in flight (for `what`: a fence, a quiet).
+  // Waits for the answers of the atomics and staged puts and gets in flight when it is called (for `what`:
+  // a fence, a quiet); those that other threads send meanwhile (the network proxy serving a kernel that
+  // keeps sending, for one) do not hold it up.
   void wait_for_answers(std::unique_lock<std::mutex>& lock, const char* what) {
-    wait_until(
-        lock, [&] { return in_flight_ == 0; },
-        [&](int* who) {
-          std::vector<int> pes;
-          for (const auto& entry : pending_) {
-            const int pe = entry.second.pe;
-            if (!entry.second.done && std::find(pes.begin(), pes.end(), pe) == pes.end()) pes.push_back(pe);
-          }
-          std::sort(pes.begin(), pes.end());
-          std::string from = pes.size() == 1 ? "PE " : "PEs ";
-          for (size_t i = 0; i < pes.size() && i < 4; ++i) from += (i ? ", " : "") + std::to_string(pes[i]);
-          if (pes.size() > 4) from += " and " + std::to_string(pes.size() - 4) + " more";
-          if (!pes.empty()) *who = pes.front();
-          return (pes.empty() ? std::string("the peers") : from) + " to answer " + std::to_string(in_flight_) +
-                 " atomics, staged puts or gets in flight (" + what + ")";
-        });
+    const uint64_t before = next_amo_;  // ids are given in increasing order
+    auto older = [&] { return in_flight_.empty() || *in_flight_.begin() >= before; };
+    wait_until(lock, older, [&](int* who) {
+      std::vector<int> pes;
+      size_t waiting = 0;
+      for (auto it = in_flight_.begin(); it != in_flight_.end() && *it < before; ++it) {
+        ++waiting;
+        auto entry = pending_.find(*it);
+        const int pe = entry == pending_.end() ? -1 : entry->second.pe;
+        if (pe >= 0 && std::find(pes.begin(), pes.end(), pe) == pes.end()) pes.push_back(pe);
+      }
+      std::sort(pes.begin(), pes.end());
+      std::string from = pes.size() == 1 ? "PE " : "PEs ";
+      for (size_t i = 0; i < pes.size() && i < 4; ++i) from += (i ? ", " : "") + std::to_string(pes[i]);
+      if (pes.size() > 4) from += " and " + std::to_string(pes.size() - 4) + " more";
+      if (!pes.empty()) *who = pes.front();
+      return (pes.empty() ? std::string("the peers") : from) + " to answer " + std::to_string(waiting) +
+             " atomics, staged puts or gets in flight (" + what + ")";
+    });
   }
 
   // The PEs that have operations UCX has not completed: a flush of each endpoint, progressed for up
@@ -625,7 +631,7 @@ class Ucx {
     if (UCS_PTR_IS_ERR(r)) {
       pending_.erase(*id);
     } else {
-      ++in_flight_;
+      in_flight_.insert(*id);
     }
     return r;
   }
@@ -767,7 +773,7 @@ class Ucx {
   void complete(uint64_t id, int status) {
     auto it = pending_.find(id);
     if (it == pending_.end() || it->second.done) return;
-    --in_flight_;
+    in_flight_.erase(id);
     if (!it->second.fetch) {
       if (status != 0) note_failed(it->second);
       pending_.erase(it);
@@ -785,7 +791,7 @@ class Ucx {
     std::memcpy(&rep, header, sizeof rep);
     auto it = self->pending_.find(rep.id);
     if (it == self->pending_.end() || it->second.done) return UCS_OK;
-    --self->in_flight_;
+    self->in_flight_.erase(rep.id);
     if (!it->second.fetch) {
       if (rep.status != 0) self->note_failed(it->second);
       if (rep.status == 0 && it->second.dest) *it->second.dest = rep.value;
@@ -963,7 +969,7 @@ class Ucx {
           ++it;
           continue;
         }
-        --self->in_flight_;
+        self->in_flight_.erase(it->first);
         if (it->second.fetch) {
           it->second.done = true;
           it->second.status = static_cast<int>(self->peers_[static_cast<size_t>(pe)].failed);
@@ -997,7 +1003,7 @@ class Ucx {
   std::vector<LocalRegion> locals_;
   std::unordered_map<uint64_t, Pending> pending_;  // atomics sent, by id
   uint64_t next_amo_ = 1;
-  uint64_t in_flight_ = 0;      // atomics sent and not answered
+  std::set<uint64_t> in_flight_;  // the ids of the atomics and staged operations sent and not answered
   // Fences issued, and those whose earlier puts a completed flush covers: while flushed_ < fences_, the next
   // atomic flushes first. (One flag would let a flush issued before a fence, by another thread, clear it.)
   uint64_t fences_ = 0;
