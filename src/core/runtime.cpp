@@ -456,6 +456,7 @@ Status Runtime::setup_network() {
     };
     network_stall_ = std::make_unique<StallWatch>(std::move(o));
   }
+  static constexpr const char* kNoPeerCompletes = "no peer's operation on this PE completes";
   LocalMemory local;
   local.atomic = [this, on_gpu_thread](uint64_t offset, const Amo& amo, uint64_t* old) {
     if (!transport_ || offset + static_cast<uint64_t>(amo.bytes) > heap_.mapped() ||
@@ -464,7 +465,7 @@ Status Runtime::setup_network() {
     }
     StallWatch::Call call(network_stall_.get(), "the network thread",
                           "applying a peer's atomic of %llu bytes to this PE's GPU heap",
-                          static_cast<uint64_t>(amo.bytes));
+                          static_cast<uint64_t>(amo.bytes), kNoPeerCompletes);
     return on_gpu_thread(
         [&] { return transport_->atomic(heap_.base() + offset, amo, old, Completion::kBlocking, nullptr); });
   };
@@ -479,7 +480,7 @@ Status Runtime::setup_network() {
     StallWatch::Call call(network_stall_.get(), "the network thread",
                           to_heap ? "applying a peer's put of %llu bytes to this PE's GPU heap"
                                   : "reading %llu bytes of this PE's GPU heap for a peer's get",
-                          static_cast<uint64_t>(bytes));
+                          static_cast<uint64_t>(bytes), kNoPeerCompletes);
     return on_gpu_thread([&] {
       return to_heap ? transport_->copy(at, host, bytes, Completion::kBlocking, nullptr)
                      : transport_->copy(host, at, bytes, Completion::kBlocking, nullptr);
@@ -487,6 +488,10 @@ Status Runtime::setup_network() {
   };
   local.on_gpu = [this](const void* p) { return backend_ == Backend::kGpu && cuda_device_memory(p); };
   local.copy = [this, on_gpu_thread](void* dst, const void* src, size_t bytes) {
+    // Mostly the network proxy's, for this PE's kernels, whose quiet waits for it.
+    StallWatch::Call call(network_stall_.get(), "a thread of this PE",
+                          "copying %llu bytes between GPU and host buffers for a staged put or get",
+                          static_cast<uint64_t>(bytes), "this PE's operations across the network wait");
     return on_gpu_thread([&] { return transport_->copy(dst, src, bytes, Completion::kBlocking, nullptr); });
   };
   // A wait inside the plugin that lasts: a peer whose process is stopped, or whose own progress cannot run,

@@ -27,14 +27,14 @@ StallWatch::~StallWatch() {
   if (thread_.joinable()) thread_.join();
 }
 
-StallWatch::Call::Call(StallWatch* watch, const char* who, const char* what, uint64_t n)
-    : watch_(watch), slot_(watch ? watch->enter(who, what, n) : -1) {}
+StallWatch::Call::Call(StallWatch* watch, const char* who, const char* what, uint64_t n, const char* effect)
+    : watch_(watch), slot_(watch ? watch->enter(who, what, n, effect) : -1) {}
 
 StallWatch::Call::~Call() {
   if (slot_ >= 0) watch_->leave(slot_);
 }
 
-int StallWatch::enter(const char* who, const char* what, uint64_t n) {
+int StallWatch::enter(const char* who, const char* what, uint64_t n, const char* effect) {
   if (!thread_.joinable()) return -1;
   for (int i = 0; i < kSlots; ++i) {
     Slot& s = slots_[i];
@@ -44,6 +44,7 @@ int StallWatch::enter(const char* who, const char* what, uint64_t n) {
     // slot's previous call has ended.
     std::atomic_thread_fence(std::memory_order_release);
     s.who.store(who, std::memory_order_relaxed);
+    s.effect.store(effect, std::memory_order_relaxed);
     s.what.store(what, std::memory_order_relaxed);
     s.n.store(n, std::memory_order_relaxed);
     s.since_ns.store(now_ns(), std::memory_order_release);
@@ -91,6 +92,8 @@ void StallWatch::look(int64_t now, int64_t seen[kSlots], double next_warn[kSlots
       continue;
     }
     const char* who = s.who.load(std::memory_order_relaxed);
+    const char* effect = s.effect.load(std::memory_order_relaxed);
+    const std::string meanwhile = effect && *effect ? std::string("; meanwhile ") + effect : "";
     const std::string what = describe(s);
     // A call that ended, and another that began, while this looked: the next look sees it whole. (The
     // fence keeps the reads of who and what before the second read of since_ns.)
@@ -111,10 +114,8 @@ void StallWatch::look(int64_t now, int64_t seen[kSlots], double next_warn[kSlots
     }
     while (next_warn[i] <= waited) next_warn[i] += o_.warn_s;
     if (log::enabled(log::Level::Warn, o_.subsys)) {
-      log::write("WARN", o_.subsys,
-                 "PE %d: %s has been %s for %.0f s and has not returned; meanwhile no peer's operation on this PE "
-                 "completes.%s (GSHMEM_WAIT_WARN)",
-                 o_.my_pe, who, what.c_str(), waited, context.c_str());
+      log::write("WARN", o_.subsys, "PE %d: %s has been %s for %.0f s and has not returned%s.%s (GSHMEM_WAIT_WARN)",
+                 o_.my_pe, who, what.c_str(), waited, meanwhile.c_str(), context.c_str());
     }
   }
 }

@@ -37,12 +37,13 @@ class StallWatch {
   StallWatch(const StallWatch&) = delete;
   StallWatch& operator=(const StallWatch&) = delete;
 
-  // Marks a call for as long as it lives. `who` and `what` are static strings ("the network thread",
-  // "a peer's put of %llu bytes into this PE's heap", with %llu for `n`). A watch that is null marks
-  // nothing. At most kSlots calls are watched at once; further ones run unwatched.
+  // Marks a call for as long as it lives. `who`, `what` and `effect` are static strings ("the network
+  // thread", "applying a peer's put of %llu bytes to this PE's GPU heap" with %llu for `n`, and what waits
+  // meanwhile: "no peer's operation on this PE completes", or ""). A watch that is null marks nothing.
+  // At most kSlots calls are watched at once; further ones run unwatched.
   class Call {
    public:
-    Call(StallWatch* watch, const char* who, const char* what, uint64_t n = 0);
+    Call(StallWatch* watch, const char* who, const char* what, uint64_t n = 0, const char* effect = "");
     ~Call();
     Call(const Call&) = delete;
     Call& operator=(const Call&) = delete;
@@ -59,9 +60,10 @@ class StallWatch {
     std::atomic<int64_t> since_ns{0};  // 0: no call in it yet
     std::atomic<const char*> who{nullptr};
     std::atomic<const char*> what{nullptr};
+    std::atomic<const char*> effect{nullptr};
     std::atomic<uint64_t> n{0};
   };
-  int enter(const char* who, const char* what, uint64_t n);
+  int enter(const char* who, const char* what, uint64_t n, const char* effect);
   void leave(int slot);
   void run();
   // Looks at every marked call once; `next_warn[i]` is slot i's next report time, for the call that
