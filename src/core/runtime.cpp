@@ -440,22 +440,8 @@ Status Runtime::setup_network() {
     return s;
   };
   // The network thread's GPU work on a peer's behalf can block in the driver, and then no peer's operation
-  // on this PE completes: a watch says so from a thread of its own (StallWatch).
-  if (backend_ == Backend::kGpu) {
-    StallWatch::Options o;
-    o.my_pe = me;
-    o.warn_s = config_.wait_warn;
-    o.timeout_s = config_.wait_timeout;
-    o.subsys = log::kTransport;
-    o.context = [] {
-      return " This PE's program is " + activity::describe() +
-             ". A kernel on this GPU that waits for a peer (a stream's wait for a signal, a barrier) keeps the GPU "
-             "busy, and a CUDA call of another thread that waits for the GPU to be idle then holds up this PE's "
-             "own GPU work: under CUDA's lazy loading, the first launch of a kernel can be one "
-             "(CUDA_MODULE_LOADING=EAGER loads every kernel at start).";
-    };
-    network_stall_ = std::make_unique<StallWatch>(std::move(o));
-  }
+  // on this PE completes: a watch says so from a thread of its own.
+  if (backend_ == Backend::kGpu) network_stall_ = make_network_stall_watch();
   static constexpr const char* kNoPeerCompletes = "no peer's operation on this PE completes";
   LocalMemory local;
   local.atomic = [this, on_gpu_thread](uint64_t offset, const Amo& amo, uint64_t* old) {
@@ -494,31 +480,10 @@ Status Runtime::setup_network() {
                           static_cast<uint64_t>(bytes), "this PE's operations across the network wait");
     return on_gpu_thread([&] { return transport_->copy(dst, src, bytes, Completion::kBlocking, nullptr); });
   };
-  // A wait inside the plugin that lasts: a peer whose process is stopped, or whose own progress cannot run,
-  // never answers, and the network library does not see it. The plugin reports such a wait every second.
-  auto waiting = [this](int pe, const char* what, double waited_s, double last_s) {
-    const std::string api = network_ ? std::string("network transport ") + network_->name() : "network transport";
-    WaitWatch::Options options = wait_watch_options(api.c_str());
-    options.subsys = log::kTransport;
-    WaitWatch watch(options, waited_s, last_s);
-    auto describe = [&] {
-      std::string d = std::string(" for ") + what;
-      if (pe >= 0) {
-        d += log::format(
-            " (PE %d is in the job but does not answer: is its process stopped, or its network progress unable to "
-            "run?)",
-            pe);
-      }
-      return d;
-    };
-    auto stuck = [&](const std::vector<int>& left) -> std::string {
-      if (pe < 0 || std::find(left.begin(), left.end(), pe) == left.end()) return "";
-      return log::format("it waits for PE %d (%s), which has called nvshmem_finalize and left the job", pe, what);
-    };
-    watch.check(describe, stuck);
-  };
-  Status s = NetworkTransport::open(config_.transport_plugin, boot_.get(), reach, std::move(local), std::move(waiting),
-                                    &network_, &why);
+  Status s = NetworkTransport::open(
+      config_.transport_plugin, boot_.get(), reach, std::move(local),
+      [this](int pe, const char* what, double waited_s, double last_s) { network_waiting(pe, what, waited_s, last_s); },
+      &network_, &why);
   const bool gpu = backend_ == Backend::kGpu;
   if (!ok(s)) {
     no_network_ = "the network transport could not start (" + why +
@@ -1015,6 +980,46 @@ void Runtime::wait_barrier_flag(const uint64_t* flag, uint64_t target, int pe, c
   while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
     if (backoff.pause()) watch.check(describe, stuck);
   }
+}
+
+std::unique_ptr<StallWatch> Runtime::make_network_stall_watch() const {
+  StallWatch::Options o;
+  o.my_pe = my_pe();
+  o.warn_s = config_.wait_warn;
+  o.timeout_s = config_.wait_timeout;
+  o.subsys = log::kTransport;
+  o.context = [] {
+    return " This PE's program is " + activity::describe() +
+           ". A kernel on this GPU that waits for a peer (a stream's wait for a signal, a barrier) keeps the GPU "
+           "busy, and a CUDA call of another thread that waits for the GPU to be idle then holds up this PE's "
+           "own GPU work: under CUDA's lazy loading, the first launch of a kernel can be one "
+           "(CUDA_MODULE_LOADING=EAGER loads every kernel at start).";
+  };
+  return std::make_unique<StallWatch>(std::move(o));
+}
+
+void Runtime::network_waiting(int pe, const char* what, double waited_s, double last_s) {
+  // A peer whose process is stopped, or whose own progress cannot run, never answers, and the network
+  // library does not see it: the plugin reports its waits that last every second.
+  const std::string api = network_ ? std::string("network transport ") + network_->name() : "network transport";
+  WaitWatch::Options options = wait_watch_options(api.c_str());
+  options.subsys = log::kTransport;
+  WaitWatch watch(options, waited_s, last_s);
+  auto describe = [&] {
+    std::string d = std::string(" for ") + what;
+    if (pe >= 0) {
+      d += log::format(
+          " (PE %d is in the job but does not answer: is its process stopped, or its network progress unable to "
+          "run?)",
+          pe);
+    }
+    return d;
+  };
+  auto stuck = [&](const std::vector<int>& left) -> std::string {
+    if (pe < 0 || std::find(left.begin(), left.end(), pe) == left.end()) return "";
+    return log::format("it waits for PE %d (%s), which has called nvshmem_finalize and left the job", pe, what);
+  };
+  watch.check(describe, stuck);
 }
 
 WaitWatch::Options Runtime::wait_watch_options(const char* api) const {

@@ -125,6 +125,10 @@ class Runtime {
   // Why a PE is neither mapped here nor reached through the network, for messages.
   std::string unreachable_reason() const;
   WaitWatch::Options wait_watch_options(const char* api) const;
+  // The watch of the network thread's GPU work on the peers' behalf (GPU backend).
+  std::unique_ptr<StallWatch> make_network_stall_watch() const;
+  // A wait inside the network plugin that has lasted `waited_s` (services.waiting): warns, or ends the job.
+  void network_waiting(int pe, const char* what, double waited_s, double last_s);
 
   void quiet(const char* api);
   void quiet_on_stream(void* stream, const char* api);
