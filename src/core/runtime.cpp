@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -441,7 +442,20 @@ Status Runtime::setup_network() {
   };
   // The network thread's GPU work on a peer's behalf can block in the driver, and then no peer's operation
   // on this PE completes: a watch says so from a thread of its own.
-  if (backend_ == Backend::kGpu) network_stall_ = make_network_stall_watch();
+  if (backend_ == Backend::kGpu && !across.empty()) {
+    network_stall_ = make_network_stall_watch();
+    // Said once, by the lowest PE that has peers across the network.
+    int first = n;
+    for (int a = 0; a < n && first == n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (all[static_cast<size_t>(a) * n + b] || all[static_cast<size_t>(b) * n + a]) {
+          first = a;
+          break;
+        }
+      }
+    }
+    if (me == first) warn_if_lazy_loading();
+  }
   static constexpr const char* kNoPeerCompletes = "no peer's operation on this PE completes";
   LocalMemory local;
   local.atomic = [this, on_gpu_thread](uint64_t offset, const Amo& amo, uint64_t* old) {
@@ -980,6 +994,18 @@ void Runtime::wait_barrier_flag(const uint64_t* flag, uint64_t target, int pe, c
   while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
     if (backoff.pause()) watch.check(describe, stuck);
   }
+}
+
+void Runtime::warn_if_lazy_loading() const {
+  CUmoduleLoadingMode mode = CU_MODULE_EAGER_LOADING;
+  if (cu().cuModuleGetLoadingMode(&mode) != CUDA_SUCCESS || mode != CU_MODULE_LAZY_LOADING) return;
+  const char* set = std::getenv("CUDA_MODULE_LOADING");
+  GSHMEM_WARN(kTransport,
+              "CUDA loads kernels lazily (CUDA_MODULE_LOADING=%s), which can hang a GPU job across the network: the "
+              "first launch of a kernel can wait for the GPU's running kernels, while a kernel that waits for a "
+              "peer's data needs this PE's network thread to get it onto the GPU. Set CUDA_MODULE_LOADING=EAGER when "
+              "GPUs reach each other through the network (docs/network.md)",
+              set ? set : "unset: CUDA's default");
 }
 
 std::unique_ptr<StallWatch> Runtime::make_network_stall_watch() const {

@@ -127,6 +127,8 @@ class Runtime {
   WaitWatch::Options wait_watch_options(const char* api) const;
   // The watch of the network thread's GPU work on the peers' behalf (GPU backend).
   std::unique_ptr<StallWatch> make_network_stall_watch() const;
+  // Warns when CUDA loads kernels lazily, which can hang a GPU job across the network (docs/network.md).
+  void warn_if_lazy_loading() const;
   // A wait inside the network plugin that has lasted `waited_s` (services.waiting): warns, or ends the job.
   void network_waiting(int pe, const char* what, double waited_s, double last_s);
 

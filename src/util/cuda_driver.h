@@ -76,6 +76,7 @@ namespace gshmem {
   X(cuModuleLoadData, 2000)                        \
   X(cuModuleUnload, 2000)                          \
   X(cuModuleGetFunction, 2000)                     \
+  X(cuModuleGetLoadingMode, 11070)                 \
   X(cuModuleGetGlobal, 3020)                       \
   X(cuLibraryGetGlobal, 12000)                     \
   X(cuLaunchKernel, 4000)
