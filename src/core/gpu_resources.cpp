@@ -198,6 +198,14 @@ class CudaGpuResources final : public GpuResources {
     return GSHMEM_SUCCESS;
   }
 
+  Status network_on_stream(const NetStreamCall& call, void* stream) override {
+    if (!net_proxy_) return GSHMEM_ERROR_NOT_SUPPORTED;
+    NetStreamCall c = call;
+    void* params[] = {&c};
+    GSHMEM_CU_CHECK(cuLaunchKernel, net_fn_, 1, 1, 1, 1, 1, 1, 0, static_cast<CUstream>(stream), params, nullptr);
+    return GSHMEM_SUCCESS;
+  }
+
   std::string device_of(int pe) const override {
     return pe >= 0 && pe < static_cast<int>(device_of_.size()) ? device_of_[pe] : std::string();
   }
@@ -276,6 +284,7 @@ class CudaGpuResources final : public GpuResources {
   CUfunction barrier_fn_ = nullptr;
   CUfunction quiet_fn_ = nullptr;
   CUfunction coll_fn_ = nullptr;
+  CUfunction net_fn_ = nullptr;
   std::unique_ptr<CopyProxy> proxy_;     // null when device copies never use the copy engines
   std::unique_ptr<NetProxy> net_proxy_;  // null when every PE is mapped here
   CUdeviceptr module_state_ = 0;
@@ -500,6 +509,7 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->barrier_fn_, res->module_, "gshmemi_barrier_all_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->quiet_fn_, res->module_, "gshmemi_quiet_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &res->coll_fn_, res->module_, "gshmemi_coll_kernel");
+  GSHMEM_CU_CHECK(cuModuleGetFunction, &res->net_fn_, res->module_, "gshmemi_net_kernel");
   CUfunction atomic_fn = nullptr, store_fn = nullptr, wait_fn = nullptr;
   GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");

@@ -10,6 +10,7 @@
 
 #include "coll/collectives.h"
 #include "coll/plan.h"
+#include "core/net_stream_call.h"
 #include "core/wait_watch.h"
 #include "gshmem/detail/team.h"
 #include "util/status.h"
@@ -54,6 +55,10 @@ class GpuResources {
   // Makes work enqueued on `stream` after the call wait for the copies and network requests that
   // kernels enqueued before it hand over (quiet_on_stream; a one-thread kernel, so it can be captured).
   virtual Status quiet_on_stream(void* stream) = 0;
+  // Enqueues `call` on `stream`: a one-thread kernel posts it to the network proxy and waits until it has
+  // completed at the target (see net_stream_call.h). GSHMEM_ERROR_NOT_SUPPORTED when no PE is reached
+  // through the network.
+  virtual Status network_on_stream(const NetStreamCall& call, void* stream) = 0;
   // Ends the network proxy's thread (finalize, before the network transport goes); idempotent.
   virtual void stop_network_proxy() = 0;
   virtual GpuSharing sharing() const = 0;

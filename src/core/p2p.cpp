@@ -3,6 +3,7 @@
 #include "core/p2p.h"
 
 #include <cstdint>
+#include <cstring>
 
 #include "core/activity.h"
 #include "core/runtime.h"
@@ -12,6 +13,30 @@
 namespace gshmem {
 
 NetworkTransport& PointToPoint::network() const { return *rt_.network(); }
+
+namespace {
+
+// A stream-ordered call of `bytes` (one element) at `offset` of `pe`, with `local` as its local buffer.
+NetStreamCall stream_call(NetStreamCall::Kind kind, int pe, uint64_t offset, const void* local, size_t bytes) {
+  NetStreamCall c{};
+  c.kind = kind;
+  c.pe = pe;
+  c.offset = offset;
+  c.local = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(local));
+  c.bytes = bytes;
+  c.count = 1;
+  return c;
+}
+
+}  // namespace
+
+bool PointToPoint::network_on_stream(const NetStreamCall& call, Completion c, void* stream, const char* api) const {
+  if (c != Completion::kStream) return false;
+  const Status s = rt_.network_on_stream(call, stream);
+  if (s == GSHMEM_ERROR_NOT_SUPPORTED) return false;
+  if (!ok(s)) log::fatal("%s: enqueuing it on the stream failed (to PE %d)", api, call.pe);
+  return true;
+}
 
 Completion PointToPoint::network_completion(Completion c, void* stream, const char* api) const {
   if (c != Completion::kStream) return c;
@@ -32,6 +57,9 @@ void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, i
   checks_.check_local_buffer(put ? source : static_cast<const void*>(dest), bytes, put ? "source" : "destination", api);
   Status s;
   if (!remote.mapped) {
+    const NetStreamCall call =
+        stream_call(put ? NetStreamCall::kPut : NetStreamCall::kGet, pe, remote.offset, put ? source : dest, bytes);
+    if (network_on_stream(call, completion, stream, api)) return;
     activity::Scope doing(api);  // a wait across the network that lasts names the call
     s = put ? network().put(pe, remote.offset, source, bytes, network_completion(completion, stream, api))
             : network().get(dest, pe, remote.offset, bytes, network_completion(completion, stream, api));
@@ -75,6 +103,12 @@ void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff
                              put ? "source" : "destination", api);
   Status s;
   if (!remote.mapped) {
+    NetStreamCall call = stream_call(put ? NetStreamCall::kPut : NetStreamCall::kGet, pe, remote.offset,
+                                     put ? source : static_cast<const void*>(dest), elem);
+    call.count = nelems;
+    call.remote_stride = static_cast<uint64_t>(sym_stride) * elem;
+    call.local_stride = static_cast<uint64_t>(local_stride) * elem;
+    if (network_on_stream(call, completion, stream, api)) return;
     activity::Scope doing(api);
     s = network_strided(put, dest, source, dst * elem, sst * elem, elem, nelems, pe, remote.offset,
                         network_completion(completion, stream, api));
@@ -103,6 +137,11 @@ Status PointToPoint::network_strided(bool put, void* dest, const void* source, s
 
 void PointToPoint::p_on_stream(void* dest, const void* value, size_t bytes, int pe, void* stream, const char* api) {
   const RemoteTarget remote = checks_.target(dest, bytes, pe, "destination", api);
+  NetStreamCall call = stream_call(NetStreamCall::kPut, pe, remote.offset, nullptr, bytes);
+  if (!remote.mapped && bytes <= sizeof call.value) {
+    std::memcpy(&call.value, value, bytes);  // the value is taken now: it travels in the request
+    if (network_on_stream(call, Completion::kStream, stream, api)) return;
+  }
   Status s = remote.mapped
                  ? rt_.transport().store_on_stream(remote.mapped, value, bytes, stream)
                  : network().put(pe, remote.offset, value, bytes, network_completion(Completion::kStream, stream, api));
@@ -139,6 +178,11 @@ void PointToPoint::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, in
   if (remote.mapped) {
     s = rt_.transport().atomic(remote.mapped, amo, nullptr, completion, stream);
   } else {
+    NetStreamCall call = stream_call(NetStreamCall::kSignal, pe, 0, nullptr, 0);
+    call.sig_offset = remote.offset;
+    call.signal = signal;
+    call.sig_op = static_cast<int32_t>(amo.op);
+    if (network_on_stream(call, completion, stream, api)) return;
     activity::Scope doing(api);
     network_completion(completion, stream, api);
     s = network().atomic(pe, remote.offset, amo, nullptr);
@@ -161,6 +205,11 @@ void PointToPoint::put_signal(void* dest, const void* source, size_t bytes, uint
   if (!remote_sig.mapped) {
     // Across the network: the data (the source reusable on return unless nbi), a fence, then the
     // signal, which the fence keeps behind the data at the target.
+    NetStreamCall call = stream_call(NetStreamCall::kPutSignal, pe, remote.offset, source, bytes);
+    call.sig_offset = remote_sig.offset;
+    call.signal = signal;
+    call.sig_op = static_cast<int32_t>(amo.op);
+    if (network_on_stream(call, completion, stream, api)) return;
     activity::Scope doing(api);
     const Completion c = network_completion(completion, stream, api);
     Status s = bytes > 0 ? network().put(pe, remote.offset, source, bytes, c) : GSHMEM_SUCCESS;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/arg_checks.h"
+#include "core/net_stream_call.h"
 #include "transport/network.h"
 #include "transport/transport.h"
 
@@ -38,9 +39,12 @@ class PointToPoint {
 
  private:
   NetworkTransport& network() const;
-  // The completion of an operation across the network: a stream-ordered one runs now, after the work
-  // queued on `stream` before it (the call waits for that work), as a blocking one, so that work queued
-  // after the call starts after it.
+  // A stream-ordered operation across the network on the GPU backend: enqueued on `stream` as the
+  // library's kernel that posts it to the network proxy (see net_stream_call.h); returns whether it was
+  // (false: not stream-ordered, or the CPU backend).
+  bool network_on_stream(const NetStreamCall& call, Completion c, void* stream, const char* api) const;
+  // The completion of an operation across the network that network_on_stream did not take: a
+  // stream-ordered one (the CPU backend, which has no streams) runs now as a blocking one.
   Completion network_completion(Completion c, void* stream, const char* api) const;
   // iput/iget across the network: strides in bytes; `offset` is the symmetric side's first element.
   Status network_strided(bool put, void* dest, const void* source, size_t dst_stride, size_t src_stride, size_t elem,

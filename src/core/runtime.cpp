@@ -924,6 +924,10 @@ void Runtime::quiet(const char* api) {
   if (!ok(complete_operations(false, nullptr, true))) log::fatal("%s failed", api);
 }
 
+Status Runtime::network_on_stream(const NetStreamCall& call, void* stream) const {
+  return gpu_ ? gpu_->network_on_stream(call, stream) : GSHMEM_ERROR_NOT_SUPPORTED;
+}
+
 void Runtime::quiet_on_stream(void* stream, const char* api) {
   if (state_ != kInitialized) return;
   activity::Scope doing(api);
@@ -1004,7 +1008,7 @@ void Runtime::warn_if_lazy_loading() const {
               "CUDA loads kernels lazily (CUDA_MODULE_LOADING=%s), which can hang a GPU job across the network: the "
               "first launch of a kernel can wait for the GPU's running kernels, while a kernel that waits for a "
               "peer's data needs this PE's network thread to get it onto the GPU. Set CUDA_MODULE_LOADING=EAGER when "
-              "GPUs reach each other through the network (docs/network.md)",
+              "GPUs reach each other through the network (gshmrun does, unless it is set; docs/network.md)",
               set ? set : "unset: CUDA's default");
 }
 

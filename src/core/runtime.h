@@ -122,6 +122,9 @@ class Runtime {
   Route route(int pe) const;
   // The network transport, when some PE is reached through it; else nullptr.
   NetworkTransport* network() const { return network_.get(); }
+  // Enqueues a stream-ordered operation across the network on `stream` (see net_stream_call.h);
+  // GSHMEM_ERROR_NOT_SUPPORTED on the CPU backend, which has no streams: the caller runs it now.
+  Status network_on_stream(const NetStreamCall& call, void* stream) const;
   // Why a PE is neither mapped here nor reached through the network, for messages.
   std::string unreachable_reason() const;
   WaitWatch::Options wait_watch_options(const char* api) const;
