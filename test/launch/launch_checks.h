@@ -6,8 +6,10 @@
 #include <nvshmemx.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define LAUNCH_CHECK(cond, ...)                                                               \
@@ -38,13 +40,19 @@ inline int launch_checks(int expect_node_pes, double started_ms, const char* how
     LAUNCH_CHECK(node_n == expect_node_pes, "%d PEs on this node, expected %d", node_n, expect_node_pes);
   int* buf = static_cast<int*>(nvshmem_malloc(64 * sizeof(int)));
   LAUNCH_CHECK(buf != nullptr, "nvshmem_malloc failed");
-  // The PEs of this node are the ones whose heap is mapped here.
+  // The node team's PEs, in its order; their heaps are mapped here (with NVSHMEM_DISABLE_P2P only this PE's).
+  const char* no_p2p = std::getenv("NVSHMEM_DISABLE_P2P");
+  const bool p2p = !(no_p2p && no_p2p[0] && std::strchr("1yYtT", no_p2p[0]));
   std::vector<int> local;
-  for (int pe = 0; pe < npes; ++pe) {
-    if (nvshmem_ptr(buf, pe)) local.push_back(pe);
-  }
-  LAUNCH_CHECK(static_cast<int>(local.size()) == node_n, "%zu PEs reachable, %d on the node", local.size(), node_n);
+  for (int i = 0; i < node_n; ++i)
+    local.push_back(nvshmem_team_translate_pe(NVSHMEMX_TEAM_NODE, i, NVSHMEM_TEAM_WORLD));
   LAUNCH_CHECK(local[node_me] == me, "the node team's order");
+  for (int pe = 0; pe < npes; ++pe) {
+    const bool on_node = std::find(local.begin(), local.end(), pe) != local.end();
+    const bool mapped = nvshmem_ptr(buf, pe) != nullptr;
+    LAUNCH_CHECK(mapped == (on_node && (p2p || pe == me)), "PE %d is %s here, and %s this node", pe,
+                 mapped ? "mapped" : "not mapped", on_node ? "on" : "not on");
+  }
   const int next = local[(node_me + 1) % node_n], prev = local[(node_me + node_n - 1) % node_n];
   std::vector<int> block(64);
   for (int i = 0; i < 64; ++i) block[i] = me * 1000 + i;

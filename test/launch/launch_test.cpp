@@ -1,6 +1,7 @@
 // A multi-PE program for every launcher: started by gshmrun, mpirun, mpiexec.hydra or srun, or
 // joined through a unique ID passed in a file.
 //   launch_test [--expect-node-pes K] [--late-rank R --late-s S [--late-after-init | --late-before-barrier]]
+//               [--print-env NAME]                 print the variable NAME as the PE sees it, before init
 //   launch_test --make-uid FILE                      write a unique ID to FILE and exit
 //   launch_test --uid-file FILE --rank R --size N    PE R of N; rank 0 also writes the ID
 #include <unistd.h>
@@ -61,7 +62,12 @@ int main(int argc, char** argv) {
       late_after_init = true;
     else if (a == "--late-before-barrier")
       late_before_barrier = true;
-    else {
+    else if (a == "--print-env") {
+      const char* e = getenv(v);
+      std::printf("launch_test: %s=%s\n", v, e ? e : "(unset)");
+      std::fflush(stdout);
+      ++i;
+    } else {
       std::fprintf(stderr, "launch_test: unknown argument %s\n", a.c_str());
       return 2;
     }

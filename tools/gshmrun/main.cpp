@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -79,7 +80,10 @@ void usage(FILE* out) {
                "If a PE exits with a non-zero status, is killed by a signal, or exits before calling\n"
                "nvshmem_finalize, the other PEs end within moments saying what they were doing (those that do\n"
                "not are stopped), and gshmrun exits with that PE's status (128 + signal number for a signal,\n"
-               "1 for an exit with 0 before nvshmem_finalize).\n");
+               "1 for an exit with 0 before nvshmem_finalize).\n"
+               "\n"
+               "The PEs of a job across the network (on several hosts, or with NVSHMEM_DISABLE_P2P) get\n"
+               "CUDA_MODULE_LOADING=EAGER unless it is set: CUDA's lazy loading can hang such a GPU job.\n");
 }
 
 bool parse_args(int argc, char** argv, Options* o) {
@@ -398,6 +402,28 @@ int main(int argc, char** argv) {
     int r = 0;
     for (const Host& h : opt.hosts) {
       for (int k = 0; k < h.count && r < opt.npes; ++k) host_of[r++] = h.name;
+    }
+  }
+  // CUDA's lazy loading can hang GPU PEs that reach each other through the network (docs/network.md):
+  // such a job gets eager loading unless the user chose a mode.
+  const char* why_network = nullptr;
+  std::vector<std::string> host_names;
+  for (const Host& h : opt.hosts) {
+    if (std::find(host_names.begin(), host_names.end(), h.name) == host_names.end()) host_names.push_back(h.name);
+  }
+  if (host_names.size() > 1) {
+    why_network = "its PEs are on several hosts";
+  } else if (config.disable_p2p) {
+    why_network = "NVSHMEM_DISABLE_P2P is set";
+  }
+  if (why_network && !std::getenv("CUDA_MODULE_LOADING")) {
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    opt.export_vars.push_back("CUDA_MODULE_LOADING");
+    if (opt.verbose) {
+      std::fprintf(stderr,
+                   "gshmrun: CUDA_MODULE_LOADING=EAGER for the PEs: %s, and under CUDA's lazy loading a GPU job "
+                   "across the network can hang\n",
+                   why_network);
     }
   }
   std::vector<std::string> forwarded;
