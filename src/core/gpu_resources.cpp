@@ -200,6 +200,16 @@ class CudaGpuResources final : public GpuResources {
 
   Status network_on_stream(const NetStreamCall& call, void* stream) override {
     if (!net_proxy_) return GSHMEM_ERROR_NOT_SUPPORTED;
+    // With a local buffer in pageable host memory, a copy on a mapped peer's route is done with it when
+    // cuMemcpyAsync returns, so callers may reuse it at once; the kernel would read or write it only when
+    // the stream reaches it. Such a call runs at once on the host instead (it waits for the stream's
+    // earlier work), unless the stream is being captured, where only the kernel can be.
+    if (call.local != 0 && call.bytes > 0 && call.kind != NetStreamCall::kSignal &&
+        !cuda_pointer_known(reinterpret_cast<const void*>(call.local))) {
+      CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+      GSHMEM_CU_CHECK(cuStreamIsCapturing, static_cast<CUstream>(stream), &capture);
+      if (capture == CU_STREAM_CAPTURE_STATUS_NONE) return GSHMEM_ERROR_NOT_SUPPORTED;
+    }
     NetStreamCall c = call;
     void* params[] = {&c};
     GSHMEM_CU_CHECK(cuLaunchKernel, net_fn_, 1, 1, 1, 1, 1, 1, 0, static_cast<CUstream>(stream), params, nullptr);

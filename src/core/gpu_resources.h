@@ -57,7 +57,8 @@ class GpuResources {
   virtual Status quiet_on_stream(void* stream) = 0;
   // Enqueues `call` on `stream`: a one-thread kernel posts it to the network proxy and waits until it has
   // completed at the target (see net_stream_call.h). GSHMEM_ERROR_NOT_SUPPORTED when no PE is reached
-  // through the network.
+  // through the network, or when the call's local buffer is pageable host memory and the stream is not
+  // being captured: the caller then runs it at once, as a copy to a mapped peer takes such a buffer.
   virtual Status network_on_stream(const NetStreamCall& call, void* stream) = 0;
   // Ends the network proxy's thread (finalize, before the network transport goes); idempotent.
   virtual void stop_network_proxy() = 0;

@@ -31,5 +31,6 @@ struct NetStreamCall {
   int32_t sig_op;          // the AmoOp of the signal: kStore (SIGNAL_SET) or kAdd (SIGNAL_ADD)
   int32_t reserved;
 };
+static_assert(sizeof(NetStreamCall) == 88, "the host and the library's kernel must agree on the layout");
 
 }  // namespace gshmem

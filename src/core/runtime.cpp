@@ -1102,6 +1102,9 @@ Status Runtime::finalize(const char* api) {
   activity::Scope doing(api);
   Status s = GSHMEM_SUCCESS;
   if (state_ == kInitialized) {
+    // The GPU's work of this PE first: stream-ordered operations across the network that are still queued
+    // need the network proxy and the peers, which the barrier lets go.
+    if (gpu_) gpu_->synchronize();
     // Nobody may still access a heap that is about to be unmapped.
     s = host_barrier(api);
     if (gpu_) {
