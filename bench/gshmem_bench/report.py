@@ -18,12 +18,13 @@ class Row:
     gshmem: list = field(default_factory=list)   # one value per repetition
     nvshmem: list = field(default_factory=list)
     baseline: list = field(default_factory=list)  # gshmem as built from another revision (--baseline-build-dir)
+    cuda: list = field(default_factory=list)      # plain CUDA (a ceiling of cuda_ceiling)
 
     def label(self):
         return f"{self.test}[{self.series}]" if self.series else self.test
 
     def median(self, lib):
-        """`lib`: "gshmem", "nvshmem" or "baseline"."""
+        """`lib`: "gshmem", "nvshmem", "baseline" or "cuda"."""
         values = getattr(self, lib)
         return statistics.median(values) if values else None
 
@@ -90,6 +91,7 @@ def table(rows, goals, only_goal_rows=False):
     SLOWER (gshmem worse than NVSHMEM), and, where a baseline build ran, REGRESSED (gshmem worse than
     the baseline); the baseline's median and gshmem's ratio to it then get columns of their own."""
     lines = []
+    rows = [r for r in rows if not r.cuda]  # the ceilings have a table of their own (ceiling_table)
     shown = [r for r in rows if not only_goal_rows or goal_for(goals, r)]
     w = max([28] + [len(r.label()) for r in shown])
     with_base = any(r.baseline for r in rows)
@@ -123,4 +125,62 @@ def table(rows, goals, only_goal_rows=False):
                  "over the repetitions; MISS: misses its goal in bench/goals.json; SLOWER: more than 2% worse than NVSHMEM" +
                  ("; vs base: gshmem against the baseline build, the same way; REGRESSED: more than 2% worse than it"
                   if with_base else ""))
+    return "\n".join(lines)
+
+
+def load_ceilings(path):
+    """The ceilings file: a list of {test, against: [ceiling tests], note}; [] when there is none."""
+    try:
+        with open(path) as f:
+            return json.load(f)["ceilings"]
+    except FileNotFoundError:
+        return []
+
+
+def ceiling_for(rows, entry, row):
+    """The best plain-CUDA figure among entry["against"] for `row`: the highest bandwidth, or the lowest
+    latency, of those ceilings' rows with the same metric direction at the row's size, or, for a ceiling
+    measured at one size only (a latency floor), at that size when the row's is not larger. Returns
+    (value, ceiling test) or (None, None)."""
+    best, name = None, None
+    for c in (r for r in rows if r.cuda and r.test in entry["against"] and r.higher_is_better == row.higher_is_better):
+        sizes = {r.size for r in rows if r.cuda and r.test == c.test}
+        if c.size != row.size and not (len(sizes) == 1 and row.size <= c.size):
+            continue
+        v = c.median("cuda")
+        if best is None or (v > best if row.higher_is_better else v < best):
+            best, name = v, c.test
+    return best, name
+
+
+# How close to plain CUDA a row must come: bandwidth within 3 % of the ceiling, latency within 10 % of
+# the floor.
+BW_SHARE = 0.97
+LATENCY_SHARE = 1.10
+
+
+def ceiling_table(rows, ceilings):
+    """gshmem's and NVSHMEM's medians against the plain-CUDA ceiling of the same run, for each row of a
+    test that ceilings.json names; "" when no ceiling ran. Marks CEIL: a bandwidth under 97 % of the
+    ceiling, or a latency over 110 % of the floor."""
+    if not any(r.cuda for r in rows):
+        return ""
+    lines = [f"{'test':<28} {'size':>10} {'metric':<14} {'ceiling':>10} {'gshmem':>10} {'share':>6} {'NVSHMEM':>10} "
+             f"{'share':>6}  mark   against"]
+    for entry in ceilings:
+        for row in (r for r in rows if r.test == entry["test"] and not r.cuda):
+            ceiling, name = ceiling_for(rows, entry, row)
+            if ceiling is None or not ceiling:
+                continue
+            g, n = row.median("gshmem"), row.median("nvshmem")
+            share = lambda v: (v / ceiling if row.higher_is_better else ceiling / v) if v else None
+            fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"
+            fmt_share = lambda v: f"{v:6.2f}" if v is not None else f"{'-':>6}"
+            gs = share(g)
+            mark = "CEIL" if gs is not None and gs < (BW_SHARE if row.higher_is_better else 1 / LATENCY_SHARE) else ""
+            lines.append(f"{row.label():<28} {row.size:>10} {row.metric + ' (' + row.units + ')':<14} {fmt(ceiling)} "
+                         f"{fmt(g)} {fmt_share(gs)} {fmt(n)} {fmt_share(share(n))}  {mark:<6} {name}")
+    lines.append("share: the library's median against plain CUDA's (bandwidth over the ceiling, the floor over the "
+                 "latency; 1 is plain CUDA's figure); CEIL: bandwidth under 97 % of the ceiling, or latency over 110 % "
+                 "of the floor (bench/ceilings.json says which ceilings each test is held to)")
     return "\n".join(lines)

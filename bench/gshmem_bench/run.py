@@ -63,7 +63,7 @@ def build_nvshmem(prefix, out_dir, arch, log):
     # Every compile, then every device link (nvcc -rdc against libnvshmem_device.a, the slow part),
     # runs side by side.
     compiles = {"common": common + ["-c", "-x", "c++", f"{REPO}/perftest/common/perftest.cpp", "-o", f"{out_dir}/common.o"]}
-    for name, (src, _) in runlist.PROGRAMS.items():
+    for name, (src, _) in runlist.nvshmem_programs().items():
         compiles[name] = common + ["-c", "-x", "cu", f"{REPO}/perftest/{src}", "-o", f"{out_dir}/{name}.o"]
     compiled = _run_side_by_side(compiles, log)
     if "common" not in compiled:
@@ -95,12 +95,14 @@ def _run_side_by_side(commands, log):
 
 def built_nvshmem(out_dir):
     """The NVSHMEM perftests an earlier build_nvshmem left in out_dir: {program: path}."""
-    return {name: f"{out_dir}/{name}" for name in runlist.PROGRAMS if os.path.exists(f"{out_dir}/{name}")}
+    return {name: f"{out_dir}/{name}" for name in runlist.nvshmem_programs() if os.path.exists(f"{out_dir}/{name}")}
 
 
 def launch_command(library, program, args, gshmrun, nvshmem_prefix):
     """The command line of one 2-PE run: gshmrun for gshmem, NVSHMEM's MPI bootstrap under mpirun
-    for NVSHMEM."""
+    for NVSHMEM; the plain-CUDA ceilings ("cuda") run as one process."""
+    if library == "cuda":
+        return [program] + list(args), None
     if library == "gshmem":
         return [gshmrun, "-n", "2", program] + list(args), None
     mpirun = shutil.which("mpirun")

@@ -17,6 +17,8 @@ PROGRAMS.update({name: (f"device/pt-to-pt/{name}.cu", "device") for name in (
 PROGRAMS.update({name: (f"device/coll/{name}.cu", "device") for name in (
     "barrier_latency", "sync_latency", "bcast_latency", "fcollect_latency", "alltoall_latency", "reduction_latency",
     "reducescatter_latency")})
+# Plain CUDA, no NVSHMEM: one process, run once per repetition as the library "cuda" (the ceilings).
+PROGRAMS["cuda_ceiling"] = ("ceiling/cuda_ceiling.cu", "ceiling")
 PROGRAMS.update({name: (f"host/coll/{name}.cpp", "host") for name in (
     "barrier_on_stream", "barrier_all_on_stream", "sync_on_stream", "sync_all_on_stream", "broadcast_on_stream",
     "fcollect_on_stream", "alltoall_on_stream", "reduction_on_stream", "reducescatter_on_stream")})
@@ -27,6 +29,15 @@ class Entry:
     test: str
     program: str
     args: tuple
+
+    def plain_cuda(self):
+        """Whether this entry measures plain CUDA (a ceiling), not the two libraries."""
+        return PROGRAMS[self.program][1] == "ceiling"
+
+
+def nvshmem_programs():
+    """The programs built against both libraries: every one but the plain-CUDA ceilings."""
+    return {name: v for name, v in PROGRAMS.items() if v[1] != "ceiling"}
 
 
 def read_runlist(path):

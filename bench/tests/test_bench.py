@@ -7,7 +7,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from gshmem_bench import parse, plot, report, runlist  # noqa: E402
+from gshmem_bench import parse, plot, report, run, runlist  # noqa: E402
 
 
 def data(name):
@@ -188,6 +188,68 @@ class ReportTest(unittest.TestCase):
         for g in goals:
             self.assertIn(g["test"], tests, f"goal for {g['test']} has no run")
             self.assertGreater(g["goal"], 0)
+
+
+class CeilingTest(unittest.TestCase):
+    """The plain-CUDA ceilings: cuda_ceiling's tables, and each test's rows held to them."""
+
+    # cuda_ceiling's output format (the figures are made up for the test).
+    OUTPUT = ("cuda_ceiling: GPU 0 (GPU, bus 19) to GPU 1 (GPU, bus 2a)\n"
+              "#ce_put\nsize(B)   scope   BW (GB/sec)\n1048576   ce      150.000\n268435456 ce      390.000\n\n"
+              "#signal_round_trip\nsize(B)   scope   latency (us)\n8         thread  2.000\n\n")
+
+    def test_its_tables_parse(self):
+        s = parse.parse_output(self.OUTPUT)
+        self.assertEqual([(x.job, x.size, x.value, x.higher_is_better) for x in s],
+                         [("ce_put", 1048576, 150.0, True), ("ce_put", 268435456, 390.0, True),
+                          ("signal_round_trip", 8, 2.0, False)])
+
+    def test_rows_against_the_best_ceiling_at_their_size(self):
+        recs = [record("ceil_ce", "cuda", 1 << 20, 150), record("ceil_ce", "cuda", 256 << 20, 390),
+                record("ceil_sm", "cuda", 1 << 20, 160), record("ceil_sm", "cuda", 256 << 20, 300),
+                record("put", "gshmem", 1 << 20, 156), record("put", "nvshmem", 1 << 20, 140),
+                record("put", "gshmem", 256 << 20, 370), record("put", "gshmem", 4 << 20, 200)]
+        lat = dict(metric="latency", units="us", high=False)
+        recs += [record("ceil_sig", "cuda", 8, 2.0, **lat), record("ping", "gshmem", 4, 2.1, **lat),
+                 record("ping", "gshmem", 8, 2.4, **lat), record("ping", "gshmem", 64, 9.0, **lat)]
+        rows = report.build_rows(recs)
+        ceilings = [{"test": "put", "against": ["ceil_ce", "ceil_sm"]}, {"test": "ping", "against": ["ceil_sig"]}]
+        text = report.ceiling_table(rows, ceilings)
+        lines = {tuple(line.split()[:2]): line for line in text.splitlines()[1:-1]}
+        # 1 MiB: the better ceiling is SM's 160; 156 is 0.975 of it (within 3 %), NVSHMEM's 140 is 0.875.
+        self.assertRegex(lines[("put", str(1 << 20))], r"160\.000 +156\.000 +0\.97 +140\.000 +0\.88 +ceil_sm$")
+        # 256 MiB: 370 of the copy engines' 390 is 0.949: marked.
+        self.assertRegex(lines[("put", str(256 << 20))], r"0\.95 +- +- +CEIL +ceil_ce$")
+        self.assertNotIn(("put", str(4 << 20)), lines)  # no ceiling at 4 MiB
+        # Latency: within 10 % of the floor (2.0 / 2.1 = 0.95), or not (2.0 / 2.4 = 0.83); the floor of
+        # 8 bytes does not hold 64-byte rows.
+        self.assertNotIn("CEIL", lines[("ping", "4")])
+        self.assertIn("CEIL", lines[("ping", "8")])
+        self.assertNotIn(("ping", "64"), lines)
+
+    def test_ceilings_stay_out_of_the_main_table(self):
+        rows = report.build_rows([record("ceil_ce", "cuda", 1024, 150), record("put", "gshmem", 1024, 100)])
+        text = report.table(rows, [])
+        self.assertNotIn("ceil_ce", text)
+        self.assertIn("put", text)
+        self.assertEqual(report.ceiling_table(report.build_rows([record("put", "gshmem", 1024, 1)]), []), "")
+
+    def test_runs_as_one_process_and_never_against_nvshmem(self):
+        self.assertEqual(run.launch_command("cuda", "/b/cuda_ceiling", ("--only", "ce_put"), "gshmrun", None),
+                         (["/b/cuda_ceiling", "--only", "ce_put"], None))
+        self.assertNotIn("cuda_ceiling", runlist.nvshmem_programs())
+        self.assertTrue(runlist.Entry("c", "cuda_ceiling", ()).plain_cuda())
+        self.assertFalse(runlist.Entry("p", "shmem_put_bw", ()).plain_cuda())
+
+    def test_ceilings_file_matches_the_default_run_list(self):
+        bench = os.path.dirname(HERE)
+        entries = {e.test: e for e in runlist.read_runlist(os.path.join(bench, "runlists", "default.list"))}
+        for c in report.load_ceilings(os.path.join(bench, "ceilings.json")):
+            self.assertIn(c["test"], entries, f"{c['test']} has no run")
+            self.assertFalse(entries[c["test"]].plain_cuda())
+            for name in c["against"]:
+                self.assertIn(name, entries, f"ceiling {name} has no run")
+                self.assertTrue(entries[name].plain_cuda(), name)
 
 
 class RunlistTest(unittest.TestCase):
