@@ -252,6 +252,32 @@ class CeilingTest(unittest.TestCase):
                 self.assertTrue(entries[name].plain_cuda(), name)
 
 
+class NcclTest(unittest.TestCase):
+    """bench/nccl_collectives.py's tables read as the on-stream collective perftests' do."""
+
+    def test_tables_parse_as_the_perftests_v2_tables(self):
+        import nccl_collectives
+        reduce = parse.parse_output("\n".join(nccl_collectives.format_table("all_reduce", 4, [(1024, 256, 10.0, 9.0,
+                                                                                              11.0)])))
+        by = {x.metric: x for x in reduce}
+        self.assertEqual(by["latency"], parse.Sample("nccl_all_reduce", "int32-sum", 1024, "latency", "us", 10.0, False))
+        self.assertAlmostEqual(by["algbw"].value, 0.1024, places=3)  # 1024 B in 10 us
+        self.assertAlmostEqual(by["busbw"].value, 0.1024 * 1.5, places=3)  # 2(n-1)/n
+        gather = parse.parse_output("\n".join(nccl_collectives.format_table("all_gather", 8, [(4096, 1024, 20.0, 19.0,
+                                                                                              21.0)])))
+        self.assertEqual({x.subjob for x in gather}, {"int32"})
+        self.assertAlmostEqual({x.metric: x for x in gather}["busbw"].value, 4096 / 20e-6 / 1e9 * 7 / 8, places=3)
+
+    def test_without_torch_or_a_gpu_it_is_skipped(self):
+        import subprocess
+        script = os.path.join(os.path.dirname(HERE), "nccl_collectives.py")
+        p = subprocess.run([sys.executable, script, "-e", "64"], stdout=subprocess.PIPE, text=True, timeout=120)
+        if p.returncode == 0:
+            self.skipTest("torch and a GPU are here: the script ran")
+        self.assertEqual(p.returncode, 77, p.stdout)
+        self.assertIn("skipped", p.stdout)
+
+
 class RunlistTest(unittest.TestCase):
     def test_reading_and_selecting(self):
         with tempfile.NamedTemporaryFile("w", suffix=".list", delete=False) as f:
