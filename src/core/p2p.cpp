@@ -28,6 +28,16 @@ NetStreamCall stream_call(NetStreamCall::Kind kind, int pe, uint64_t offset, con
   return c;
 }
 
+// The same with the signal update `amo` (kStore or kAdd) on the word at `sig_offset` of `pe`.
+NetStreamCall signal_stream_call(NetStreamCall::Kind kind, int pe, uint64_t offset, const void* local, size_t bytes,
+                                 uint64_t sig_offset, const Amo& amo) {
+  NetStreamCall c = stream_call(kind, pe, offset, local, bytes);
+  c.sig_offset = sig_offset;
+  c.signal = amo.operand;
+  c.sig_op = static_cast<int32_t>(amo.op);
+  return c;
+}
+
 }  // namespace
 
 bool PointToPoint::network_on_stream(const NetStreamCall& call, Completion c, void* stream, const char* api) const {
@@ -137,8 +147,8 @@ Status PointToPoint::network_strided(bool put, void* dest, const void* source, s
 
 void PointToPoint::p_on_stream(void* dest, const void* value, size_t bytes, int pe, void* stream, const char* api) {
   const RemoteTarget remote = checks_.target(dest, bytes, pe, "destination", api);
-  NetStreamCall call = stream_call(NetStreamCall::kPut, pe, remote.offset, nullptr, bytes);
-  if (!remote.mapped && bytes <= sizeof call.value) {
+  if (!remote.mapped && bytes <= sizeof(NetStreamCall::value)) {
+    NetStreamCall call = stream_call(NetStreamCall::kPut, pe, remote.offset, nullptr, bytes);
     std::memcpy(&call.value, value, bytes);  // the value is taken now: it travels in the request
     if (network_on_stream(call, Completion::kStream, stream, api)) return;
   }
@@ -178,10 +188,7 @@ void PointToPoint::signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, in
   if (remote.mapped) {
     s = rt_.transport().atomic(remote.mapped, amo, nullptr, completion, stream);
   } else {
-    NetStreamCall call = stream_call(NetStreamCall::kSignal, pe, 0, nullptr, 0);
-    call.sig_offset = remote.offset;
-    call.signal = signal;
-    call.sig_op = static_cast<int32_t>(amo.op);
+    const NetStreamCall call = signal_stream_call(NetStreamCall::kSignal, pe, 0, nullptr, 0, remote.offset, amo);
     if (network_on_stream(call, completion, stream, api)) return;
     activity::Scope doing(api);
     network_completion(completion, stream, api);
@@ -205,10 +212,8 @@ void PointToPoint::put_signal(void* dest, const void* source, size_t bytes, uint
   if (!remote_sig.mapped) {
     // Across the network: the data (the source reusable on return unless nbi), a fence, then the
     // signal, which the fence keeps behind the data at the target.
-    NetStreamCall call = stream_call(NetStreamCall::kPutSignal, pe, remote.offset, source, bytes);
-    call.sig_offset = remote_sig.offset;
-    call.signal = signal;
-    call.sig_op = static_cast<int32_t>(amo.op);
+    const NetStreamCall call =
+        signal_stream_call(NetStreamCall::kPutSignal, pe, remote.offset, source, bytes, remote_sig.offset, amo);
     if (network_on_stream(call, completion, stream, api)) return;
     activity::Scope doing(api);
     const Completion c = network_completion(completion, stream, api);
