@@ -8,7 +8,7 @@
 #include "gshmem/detail/flag_barrier.h"
 #include "heap/symmetric_heap.h"
 #include "team/teams.h"
-#include "transport/network.h"
+#include "transport/manager.h"
 #include "util/log.h"
 
 namespace gshmem {
@@ -38,29 +38,30 @@ const char* op_name(CollOp op) {
   return "?";
 }
 
-// The CPU backend: memcpy into the members' heaps mapped here, puts through the network transport to
-// the others, and the team's flag barrier on host atomics (remote atomics across the network).
+// The CPU backend: copies into the members' heaps through their paths (memcpy where the heap is mapped
+// here, puts across the network), and the team's flag barrier (stores into mapped heaps, puts of flags
+// across the network).
 //
-// A team with members across the network sends no packets (a packet's flag and data must land as one
-// store, which a network put does not promise) and reduces in two steps: every member gets every
+// A team with a member that is not mapped here sends no packets (a packet's flag and data must land as
+// one store, which a network put does not promise) and reduces in two steps: every member gets every
 // member's source (its block, for reduce-scatter) between two syncs, then combines them itself in team
 // order (combine_by_value): the same elements, in the same order, as the one-pass algorithm, so the
 // results are bit-identical to it.
 class HostCollEngine final : public CollEngine {
  public:
-  HostCollEngine(const SymmetricHeap& heap, NetworkTransport* network, std::string unreachable, FlagWait wait)
-      : heap_(heap), network_(network), unreachable_(std::move(unreachable)), wait_(std::move(wait)) {}
+  HostCollEngine(const SymmetricHeap& heap, TransportManager& transports, FlagWait wait)
+      : heap_(heap), transports_(transports), wait_(std::move(wait)) {}
 
   Status run(const CollCall& c, const TeamSlot& t, const TeamInfo&, bool, void*, const char* api) override {
     Ops ops{this, &t, c.team, api, false};
     for (int i = 0; i < t.size; ++i) {
-      if (heap_.peer_base(t.pe(i))) continue;
-      if (!network_ || !network_->reaches(t.pe(i))) {
+      const PeerPath& path = transports_.path(t.pe(i));
+      if (path.kind() == PathKind::kUnreachable) {
         GSHMEM_ERROR("%s: team %d has PE %d, which PE %d cannot reach: %s", api, c.team, t.pe(i), t.pe(t.my_index),
-                     unreachable_.c_str());
+                     path.reason().c_str());
         return GSHMEM_ERROR_NOT_SUPPORTED;
       }
-      ops.across = true;
+      if (!path.caps().load_store) ops.across = true;
     }
     if (c.op == CollOp::kBarrier || c.op == CollOp::kSync) {
       ops.barrier();
@@ -75,6 +76,8 @@ class HostCollEngine final : public CollEngine {
   static void check(Status s, const char* api) {
     if (!ok(s)) log::fatal("%s: the collective's transfer through the network transport failed", api);
   }
+  PeerPath& member(const TeamSlot* t, int i) const { return transports_.path(t->pe(i)); }
+  uint64_t offset_of(const void* p) const { return static_cast<uint64_t>(static_cast<const char*>(p) - heap_.base()); }
   struct Flags {
     const HostCollEngine* e;
     const TeamSlot* t;
@@ -82,15 +85,7 @@ class HostCollEngine final : public CollEngine {
     const char* api;
     void arrive(int i, uint64_t seq) const {
       const uint64_t at = t->sync_of[i] + sizeof(uint64_t) * static_cast<uint64_t>(t->my_index);
-      char* base = e->heap_.peer_base(t->pe(i));
-      if (base) {
-        __atomic_store_n(reinterpret_cast<uint64_t*>(base + at), seq, __ATOMIC_RELEASE);
-        return;
-      }
-      // A fetching swap: complete at the member when it returns (the member waits for it; no later quiet
-      // of this PE has to push it out).
-      uint64_t old = 0;
-      check(e->network_->atomic(t->pe(i), at, Amo{AmoOp::kSwap, 8, seq, 0}, &old), api);
+      check(e->member(t, i).store_flag(at, seq), api);
     }
     void wait(int i, uint64_t seq) const {
       const uint64_t* flag = reinterpret_cast<const uint64_t*>(e->heap_.base() + t->sync) + i;
@@ -103,20 +98,17 @@ class HostCollEngine final : public CollEngine {
     const TeamSlot* t;
     int team;
     const char* api;
-    bool across;  // some member is reached through the network
+    bool across;  // some member's heap is not mapped here
     void put(int i, char* dest, const char* src, size_t bytes) {
-      if (e->heap_.peer_base(t->pe(i))) {
-        std::memmove(peer(i, dest), src, bytes);
-        return;
-      }
       // Complete by the barrier that follows every put of the algorithms (its quiet).
-      check(e->network_->put(t->pe(i), static_cast<uint64_t>(dest - e->heap_.base()), src, bytes, Completion::kNbi),
-            api);
+      check(e->member(t, i).put(e->offset_of(dest), src, bytes, Completion::kNbi, nullptr), api);
     }
+    // Member i's copy of `p`, where its heap is mapped here (the algorithms load through it only when no
+    // member is across the network).
     template <class T>
     T* peer(int i, T* p) const {
       const char* c = reinterpret_cast<const char*>(p);
-      return reinterpret_cast<T*>(e->heap_.peer_base(t->pe(i)) + (c - e->heap_.base()));
+      return reinterpret_cast<T*>(e->member(t, i).base() + (c - e->heap_.base()));
     }
     template <class T>
     T load(const T* p) const {
@@ -141,40 +133,34 @@ class HostCollEngine final : public CollEngine {
       auto* seq = reinterpret_cast<uint64_t*>(e->heap_.base() + t->sync + detail::SyncLayout(t->size).seq);
       const uint64_t n = ++*seq;
       std::atomic_thread_fence(std::memory_order_seq_cst);
-      if (across) check(e->network_->quiet(), api);  // this PE's puts land before it arrives
+      if (across) check(e->transports_.quiet(), api);  // this PE's puts land before it arrives
       Flags flags{e, t, team, api};
       detail::flag_barrier(flags, t->my_index, t->size, n);
     }
   };
 
-  // The members' sources (reduce) or blocks (reduce-scatter), gathered here: ops.peer(j, p) is member j's.
+  // The members' sources (reduce) or blocks (reduce-scatter), gathered here, a row per member.
   Status gathered_reduce(Ops& ops, const TeamSlot& t, const CollCall& c) {
     GatheredSources g(c, t.size, t.my_index, heap_.base());
     ops.sync();  // every member's source is ready
     for (int j = 0; j < t.size && c.bytes > 0; ++j) {
-      char* base = heap_.peer_base(t.pe(j));
-      if (base) {
-        std::memcpy(g.row(j), base + g.from(), c.bytes);
-      } else {
-        check(network_->get(g.row(j), t.pe(j), g.from(), c.bytes, Completion::kNbi), ops.api);
-      }
+      check(member(&t, j).get(g.row(j), g.from(), c.bytes, Completion::kNbi, nullptr), ops.api);
     }
-    check(network_->quiet(), ops.api);
+    check(transports_.quiet(), ops.api);
     ops.sync();  // no member reads this PE's source any more: dest may overwrite it (in place)
     return g.combine(c.dest) ? GSHMEM_SUCCESS : GSHMEM_ERROR_INVALID_VALUE;
   }
 
   const SymmetricHeap& heap_;
-  NetworkTransport* network_;
-  const std::string unreachable_;
+  TransportManager& transports_;
   FlagWait wait_;
 };
 
 }  // namespace
 
-std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, NetworkTransport* network,
-                                                  std::string unreachable, FlagWait wait) {
-  return std::make_unique<HostCollEngine>(heap, network, std::move(unreachable), std::move(wait));
+std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, TransportManager& transports,
+                                                  FlagWait wait) {
+  return std::make_unique<HostCollEngine>(heap, transports, std::move(wait));
 }
 
 bool Collectives::check_buffer(const void* p, uint64_t bytes, const char* what, const char* api) const {

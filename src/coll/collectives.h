@@ -1,7 +1,7 @@
 // The host and on-stream entry of the collectives: argument checks, then the engine that runs them.
 //
-// Engines: the CPU backend's (host code: the algorithms of gshmem/detail/coll_algo.h with memcpy into
-// the mapped heaps, or puts through the network transport, and the team barrier on host atomics), and the GPU backend's
+// Engines: the CPU backend's (host code: the algorithms of gshmem/detail/coll_algo.h with copies through
+// each member's path, and the team barrier on flags stored through the same paths), and the GPU backend's
 // (the core launches the library's collective kernel, which runs the same algorithms at block scope, on the caller's
 // stream or on an internal one that it then waits for).
 #pragma once
@@ -85,13 +85,11 @@ class CollEngine {
 using FlagWait =
     std::function<void(const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api)>;
 
-class NetworkTransport;
+class TransportManager;
 
-// The CPU backend's engine: host code over the heaps mapped into this process, and through `network`
-// (nullptr when there is none) to the members whose heaps are not; `unreachable` says why a member is
-// reached by neither.
-std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, NetworkTransport* network,
-                                                  std::string unreachable, FlagWait wait);
+// The CPU backend's engine: host code that reaches each member through its path (transport/path.h).
+std::unique_ptr<CollEngine> make_host_coll_engine(const SymmetricHeap& heap, TransportManager& transports,
+                                                  FlagWait wait);
 
 class Collectives {
  public:

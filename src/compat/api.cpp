@@ -129,7 +129,7 @@ void vendor_get_version_info(int* major, int* minor, int* patch) {
 
 void* malloc(size_t size) {
   void* p = nullptr;
-  rt().allocate(size, 1, false, &p, "nvshmem_malloc");
+  rt().memory().allocate(size, 1, false, &p, "nvshmem_malloc");
   return p;
 }
 void* calloc(size_t count, size_t size) {
@@ -139,33 +139,33 @@ void* calloc(size_t count, size_t size) {
     return nullptr;
   }
   void* p = nullptr;
-  rt().allocate(count * size, 1, true, &p, "nvshmem_calloc");
+  rt().memory().allocate(count * size, 1, true, &p, "nvshmem_calloc");
   return p;
 }
 void* align(size_t alignment, size_t size) {
   void* p = nullptr;
-  rt().allocate(size, alignment, false, &p, "nvshmem_align");
+  rt().memory().allocate(size, alignment, false, &p, "nvshmem_align");
   return p;
 }
 void* realloc(void* p, size_t size) {
   void* out = nullptr;
-  rt().reallocate(p, size, &out, "nvshmem_realloc");
+  rt().memory().reallocate(p, size, &out, "nvshmem_realloc");
   return out;
 }
-void free(void* ptr) { rt().release(ptr, "nvshmem_free"); }
+void free(void* ptr) { rt().memory().release(ptr, "nvshmem_free"); }
 void* mc_ptr(int team, const void* p) {
   (void)team;
   (void)p;
   return nullptr;  // no multicast objects: callers fall back to unicast, as NVSHMEM's do without NVLS
 }
-void* ptr(const void* p, int pe) { return rt().ptr(p, pe); }
+void* ptr(const void* p, int pe) { return rt().memory().ptr(p, pe); }
 void* buffer_register_symmetric(void* buf, size_t size, int flags) {
   void* out = nullptr;
-  rt().register_buffer(buf, size, flags, &out, "nvshmemx_buffer_register_symmetric");
+  rt().memory().register_buffer(buf, size, flags, &out, "nvshmemx_buffer_register_symmetric");
   return out;
 }
 int buffer_unregister_symmetric(void* mmap_ptr, size_t size) {
-  return to_nvshmem_status(rt().unregister_buffer(mmap_ptr, size, "nvshmemx_buffer_unregister_symmetric"));
+  return to_nvshmem_status(rt().memory().unregister_buffer(mmap_ptr, size, "nvshmemx_buffer_unregister_symmetric"));
 }
 
 size_t elem_bytes(size_t nelems, size_t elem, const char* api) {
@@ -252,8 +252,7 @@ void wait_on_stream(WaitKind kind, const void* ivars, size_t nelems, const int* 
 }
 
 void quiet() { rt().quiet("nvshmem_quiet"); }
-// Host puts to one PE complete in order of quiet; a fence is a quiet.
-void fence() { rt().quiet("nvshmem_fence"); }
+void fence() { rt().fence("nvshmem_fence"); }
 void barrier_all() { rt().barrier_all("nvshmem_barrier_all"); }
 void sync_all() { rt().sync_all("nvshmem_sync_all"); }
 

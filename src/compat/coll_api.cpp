@@ -43,20 +43,12 @@ int run(detail::CollOp op, nvshmem_team_t team, void* dest, const void* src, siz
 }  // namespace
 
 int team_my_pe(nvshmem_team_t team) {
-  if (rt().init_state() == kInitialized && rt().teams().ready()) {
-    const TeamInfo* t = rt().teams().find(team);
-    return t ? t->my_index : -1;
-  }
-  const Team* t = rt().team(team);
-  return t ? t->my_pe : -1;
+  const TeamInfo* t = rt().init_state() != kNotInitialized ? rt().teams().find(team) : nullptr;
+  return t ? t->my_index : -1;
 }
 int team_n_pes(nvshmem_team_t team) {
-  if (rt().init_state() == kInitialized && rt().teams().ready()) {
-    const TeamInfo* t = rt().teams().find(team);
-    return t ? t->size() : -1;
-  }
-  const Team* t = rt().team(team);
-  return t ? t->n_pes() : -1;
+  const TeamInfo* t = rt().init_state() != kNotInitialized ? rt().teams().find(team) : nullptr;
+  return t ? t->size() : -1;
 }
 
 int team_split_strided(nvshmem_team_t parent, int start, int stride, int size, const nvshmem_team_config_t* config,
@@ -86,7 +78,7 @@ int team_split_2d(nvshmem_team_t parent, int xrange, const nvshmem_team_config_t
 }
 
 int team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team) {
-  if (rt().init_state() != kInitialized || !rt().teams().ready()) return -1;
+  if (rt().init_state() == kNotInitialized) return -1;
   return rt().teams().translate(src_team, src_pe, dest_team);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/runtime.h"
 #include "gshmem/constants.h"
+#include "transport/path.h"
 #include "util/log.h"
 
 namespace gshmem {
@@ -39,16 +40,11 @@ RemoteTarget ArgChecks::target(const void* sym, size_t bytes, int pe, const char
   check_pe(pe, api);
   check_in_heap(sym, bytes, what, api);
   const uint64_t offset = static_cast<uint64_t>(static_cast<const char*>(sym) - rt_.heap().base());
-  switch (rt_.route(pe)) {
-    case Route::kLocal:
-    case Route::kMapped:
-      return RemoteTarget{rt_.heap().peer_base(pe) + offset, offset};
-    case Route::kNetwork:
-      return RemoteTarget{nullptr, offset};
-    case Route::kUnreachable:
-      break;
+  PeerPath& path = rt_.transports().path(pe);
+  if (path.kind() == PathKind::kUnreachable) {
+    log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, rt_.my_pe(), path.reason().c_str());
   }
-  log::fatal("%s: PE %d cannot be reached from PE %d: %s", api, pe, rt_.my_pe(), rt_.unreachable_reason().c_str());
+  return RemoteTarget{&path, offset};
 }
 
 void ArgChecks::check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const {

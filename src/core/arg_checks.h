@@ -9,10 +9,11 @@ namespace gshmem {
 
 class Runtime;
 
-// Where an operation's symmetric side lies on the target PE: an address in its heap mapped here, or
-// (mapped == nullptr) a heap offset that the network transport reaches.
+class PeerPath;
+
+// Where an operation's symmetric side lies on the target PE: a heap offset on the PE's path.
 struct RemoteTarget {
-  char* mapped;
+  PeerPath* path;
   uint64_t offset;
 };
 
@@ -21,8 +22,8 @@ class ArgChecks {
   explicit ArgChecks(const Runtime& rt) : rt_(rt) {}
   // The library is initialised and `pe` is a valid PE.
   void check_pe(int pe, const char* api) const;
-  // `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable; returns where `pe`'s
-  // copy of `sym` lies. `what` names the argument in messages.
+  // `pe` is valid, [sym, sym + bytes) is in this PE's heap and `pe` is reachable; returns `pe`'s path and
+  // the heap offset of its copy of `sym`. `what` names the argument in messages.
   RemoteTarget target(const void* sym, size_t bytes, int pe, const char* what, const char* api) const;
   // [p, p + bytes) is in this PE's heap and aligned to `align`.
   void check_local(const void* p, size_t bytes, size_t align, const char* what, const char* api) const;

@@ -29,7 +29,7 @@ extern "C" int gshmem_describe(gshmem_describe_item_t item, int pe, char* buf, s
       break;
     case GSHMEM_DESCRIBE_ROUTE:
     case GSHMEM_DESCRIBE_ROUTE_REASON:
-      text = rt.peer_route(pe, &why);
+      text = rt.transports().describe(pe, &why);
       if (text.empty()) return -1;
       if (item == GSHMEM_DESCRIBE_ROUTE_REASON) text = why;
       break;

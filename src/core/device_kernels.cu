@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "coll/collectives.h"
-#include "core/net_stream_call.h"
 #include "gshmem/device/device.cuh"
+#include "transport/net_stream_call.h"
 #include "transport/transport.h"
 
 namespace {

@@ -17,6 +17,7 @@
 #include "gshmem/constants.h"
 #include "heap/provider.h"
 #include "heap/symmetric_heap.h"
+#include "transport/manager.h"
 #include "transport/transport.h"
 #include "util/host_wait.h"
 #include "util/log.h"
@@ -163,11 +164,15 @@ class CudaGpuResources final : public GpuResources {
   // internal stream nor for the default stream) and names the PEs that have not reached the current
   // barrier: "in barrier 7 for PEs 2 (at barrier 6)"; only those in `among` when given ("" if none).
   std::string missing_text(const std::vector<int>* among) {
+    // The world team's sync area (gshmem/detail/team.h): its flags, a slot per PE, then its count.
     std::vector<uint64_t> flags(static_cast<size_t>(npes_));
     uint64_t seq = 0;
-    if (cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(flags.data()), reinterpret_cast<CUdeviceptr>(flags_),
+    const char* area = heap_base_ + world_sync_();
+    if (cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(flags.data()), reinterpret_cast<CUdeviceptr>(area),
                            flags.size() * 8, watch_stream_) != CUDA_SUCCESS ||
-        cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(&seq), barrier_seq_, 8, watch_stream_) != CUDA_SUCCESS ||
+        cu().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(&seq),
+                           reinterpret_cast<CUdeviceptr>(area + detail::SyncLayout(npes_).seq), 8,
+                           watch_stream_) != CUDA_SUCCESS ||
         cu().cuStreamSynchronize(watch_stream_) != CUDA_SUCCESS) {
       return among ? "" : "for the barrier kernel (its flags could not be read)";
     }
@@ -250,7 +255,6 @@ class CudaGpuResources final : public GpuResources {
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
     if (module_) cu().cuModuleUnload(module_);
     if (peer_table_) cu().cuMemFree(peer_table_);
-    if (barrier_seq_) cu().cuMemFree(barrier_seq_);
     if (any_counter_) cu().cuMemFree(any_counter_);
     if (exit_request_) cu().cuMemFreeHost(exit_request_);
     if (retained_) cu().cuDevicePrimaryCtxRelease(device_);
@@ -299,14 +303,14 @@ class CudaGpuResources final : public GpuResources {
   std::unique_ptr<NetProxy> net_proxy_;  // null when every PE is mapped here
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
-  CUdeviceptr barrier_seq_ = 0;
   CUdeviceptr any_counter_ = 0;
   int32_t* exit_request_ = nullptr;
   std::thread watcher_;
   std::mutex watch_mu_;
   std::condition_variable watch_cv_;
   bool stop_watching_ = false;
-  uint64_t* flags_ = nullptr;
+  const char* heap_base_ = nullptr;
+  std::function<uint64_t()> world_sync_;  // heap offset of NVSHMEM_TEAM_WORLD's sync area
   int mype_ = 0;
   int npes_ = 0;
   GpuSharing sharing_ = GpuSharing::kOwn;
@@ -494,8 +498,6 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
   const std::vector<char*> peers = peer_bases(b);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->peer_table_, sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->peer_table_, peers.data(), sizeof(char*) * n);
-  GSHMEM_CU_CHECK(cuMemAlloc, &res->barrier_seq_, sizeof(uint64_t));
-  GSHMEM_CU_CHECK(cuMemsetD8, res->barrier_seq_, 0, sizeof(uint64_t));
   GSHMEM_CU_CHECK(cuMemAlloc, &res->any_counter_, sizeof(uint64_t));
   GSHMEM_CU_CHECK(cuMemsetD8, res->any_counter_, 0, sizeof(uint64_t));
   void* exit_request = nullptr;
@@ -524,7 +526,9 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
   GSHMEM_CU_CHECK(cuModuleGetFunction, &atomic_fn, res->module_, "gshmemi_atomic_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &store_fn, res->module_, "gshmemi_store_kernel");
   GSHMEM_CU_CHECK(cuModuleGetFunction, &wait_fn, res->module_, "gshmemi_wait_kernel");
-  GSHMEM_CHECK(make_gpu_transport(GpuTransportKernels{atomic_fn, store_fn, wait_fn}, b.transport));
+  std::unique_ptr<Transport> memory;
+  GSHMEM_CHECK(make_gpu_transport(GpuTransportKernels{atomic_fn, store_fn, wait_fn}, &memory));
+  b.transports->set_memory(std::move(memory));
   size_t state_bytes = 0;
   GSHMEM_CU_CHECK(cuModuleGetGlobal, &res->module_state_, &state_bytes, res->module_, "gshmemi_device_state_d");
   if (state_bytes != sizeof(detail::DeviceState)) {
@@ -549,8 +553,6 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   st.heap_span = b.heap->slot();
   st.peer_base = reinterpret_cast<char* const*>(res->peer_table_);
   set_windows(peers, st.heap_span, &st);
-  st.barrier_flags = b.barrier_flags();
-  st.barrier_seq = reinterpret_cast<uint64_t*>(res->barrier_seq_);
   st.exit_request = res->exit_request_;  // unified addressing: the host pointer works on the device
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
   st.teams = b.team_table();
@@ -579,7 +581,7 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
       return ps;
     }
   }
-  if (NetworkTransport* network = b.network ? b.network() : nullptr) {
+  if (NetworkTransport* network = b.transports->network()) {
     auto proxy = std::make_unique<NetProxy>();
     GSHMEM_CHECK(proxy->start(res->ctx_, network));
     res->net_proxy_ = std::move(proxy);
@@ -591,7 +593,8 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
                 network->name());
   }
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->module_state_, &st, sizeof st);
-  res->flags_ = b.barrier_flags();
+  res->heap_base_ = b.heap->base();
+  res->world_sync_ = b.world_sync;
   res->mype_ = boot.rank();
   res->npes_ = n;
   publish_device_state(st);

@@ -10,18 +10,17 @@
 
 #include "coll/collectives.h"
 #include "coll/plan.h"
-#include "core/net_stream_call.h"
 #include "core/wait_watch.h"
 #include "gshmem/detail/team.h"
+#include "transport/net_stream_call.h"
 #include "util/status.h"
 
 namespace gshmem {
 
 class Bootstrap;
 class MemoryProvider;
-class NetworkTransport;
 class SymmetricHeap;
-class Transport;
+class TransportManager;
 struct Config;
 
 // Whether other PEs use this PE's GPU too (NVSHMEM's "multiple PEs per GPU"), decided for the whole
@@ -84,15 +83,15 @@ struct GpuBinding {
   int requested_device = -1;  // nvshmemx_init_attr's device; -1: the current one, or by node rank
   std::vector<int> node_pes;  // the PEs of this node, in order
   int node_mype = 0;          // this PE's index in its node (selects the GPU when none was chosen)
-  // Builds the symmetric heap on the provider, with the barrier flags in it.
+  // Builds the symmetric heap on the provider, and the transport manager over it.
   std::function<Status(std::unique_ptr<MemoryProvider>)> setup_heap;
   const SymmetricHeap* heap = nullptr;
-  std::function<uint64_t*()> barrier_flags;       // valid after setup_heap
   std::function<detail::TeamSlot*()> team_table;  // valid after setup_heap
   int team_capacity = 0;
-  std::unique_ptr<Transport>* transport = nullptr;  // receives the GPU transport
-  std::function<NetworkTransport*()> network;       // after setup_heap: the network transport, or null
-  std::function<void(int)> global_exit;             // a kernel called nvshmem_global_exit(status)
+  // Heap offset of NVSHMEM_TEAM_WORLD's sync area (the barrier's flags), once the teams are set up.
+  std::function<uint64_t()> world_sync;
+  TransportManager* transports = nullptr;  // receives the GPU's memory transport
+  std::function<void(int)> global_exit;    // a kernel called nvshmem_global_exit(status)
 };
 
 // Binds this PE's GPU and builds the heap, transport and device state on it (collective).

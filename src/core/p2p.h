@@ -1,15 +1,13 @@
 // The point-to-point operations of the host API on one PE: copies, strided copies, stores in stream
-// order, atomics and signals, to or from another PE's copy of a symmetric object, by address where the
-// PE's heap is mapped here and through the network transport where it is not (Runtime::route).
-// Invalid arguments end the job with a message that names the API, the value and the valid range.
+// order, atomics and signals, to or from another PE's copy of a symmetric object, through that PE's path
+// (transport/path.h). Invalid arguments end the job with a message that names the API, the value and
+// the valid range.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "core/arg_checks.h"
-#include "core/net_stream_call.h"
-#include "transport/network.h"
 #include "transport/transport.h"
 
 namespace gshmem {
@@ -38,17 +36,6 @@ class PointToPoint {
   uint64_t signal_fetch(const uint64_t* sig_addr, const char* api);
 
  private:
-  NetworkTransport& network() const;
-  // A stream-ordered operation across the network on the GPU backend: enqueued on `stream` as the
-  // library's kernel that posts it to the network proxy (see net_stream_call.h); returns whether it was
-  // (false: not stream-ordered, or the CPU backend).
-  bool network_on_stream(const NetStreamCall& call, Completion c, void* stream, const char* api) const;
-  // The completion of an operation across the network that network_on_stream did not take: a
-  // stream-ordered one (the CPU backend, which has no streams) runs now as a blocking one.
-  Completion network_completion(Completion c, void* stream, const char* api) const;
-  // iput/iget across the network: strides in bytes; `offset` is the symmetric side's first element.
-  Status network_strided(bool put, void* dest, const void* source, size_t dst_stride, size_t src_stride, size_t elem,
-                         size_t nelems, int pe, uint64_t offset, Completion completion);
   Runtime& rt_;
   ArgChecks checks_;
 };

@@ -1,8 +1,10 @@
 #include "core/wait_watch.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "bootstrap/bootstrap.h"
+#include "util/host_wait.h"
 #include "util/log.h"
 
 namespace gshmem {
@@ -45,6 +47,56 @@ bool WaitWatch::left_check_due(double waited, std::vector<int>* left) {
 
 void WaitWatch::never(const std::string& why) const {
   log::fatal("%s: PE %d can never complete: %s", o_.api, o_.my_pe, why.c_str());
+}
+
+void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint64_t target, int pe,
+                   const std::string& of_team, const std::string& skipped, bool packet) {
+  const int shift = packet ? 32 : 0;
+  const char* unit = packet ? "collective" : "barrier";
+  auto reached = [flag, shift] {
+    return static_cast<unsigned long long>(__atomic_load_n(flag, __ATOMIC_ACQUIRE) >> shift);
+  };
+  const auto seq = static_cast<unsigned long long>(target >> shift);
+  WaitWatch watch(options);
+  auto describe = [&] {
+    return log::format(" for PE %d to arrive (it reached %s %llu%s, this is %s %llu%s)", pe, unit, reached(),
+                       of_team.c_str(), unit, seq, of_team.c_str());
+  };
+  auto stuck = [&](const std::vector<int>& left) -> std::string {
+    if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
+    return log::format(
+        "it waits in %s %llu%s for PE %d, which has already called nvshmem_finalize and left the job after "
+        "%s %llu%s: PE %d made fewer %ss than this PE (a skipped %s, or an early return on some path)",
+        unit, seq, of_team.c_str(), pe, unit, reached(), of_team.c_str(), pe, unit, skipped.c_str());
+  };
+  HostBackoff backoff;
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
+    if (backoff.pause()) watch.check(describe, stuck);
+  }
+}
+
+void report_network_wait(const WaitWatch::Options& watch_options, int pe, const char* what, double waited_s,
+                         double last_s) {
+  // A peer whose process is stopped, or whose own progress cannot run, never answers, and the network
+  // library does not see it: the plugin reports its waits that last every second.
+  WaitWatch::Options options = watch_options;
+  options.subsys = log::kTransport;
+  WaitWatch watch(options, waited_s, last_s);
+  auto describe = [&] {
+    std::string d = std::string(" for ") + what;
+    if (pe >= 0) {
+      d += log::format(
+          " (PE %d is in the job but does not answer: is its process stopped, or its network progress unable to "
+          "run?)",
+          pe);
+    }
+    return d;
+  };
+  auto stuck = [&](const std::vector<int>& left) -> std::string {
+    if (pe < 0 || std::find(left.begin(), left.end(), pe) == left.end()) return "";
+    return log::format("it waits for PE %d (%s), which has called nvshmem_finalize and left the job", pe, what);
+  };
+  watch.check(describe, stuck);
 }
 
 }  // namespace gshmem

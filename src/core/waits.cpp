@@ -155,7 +155,7 @@ size_t Waits::wait(const WaitCall& c, const char* api) {
   };
   HostBackoff backoff;
   while (true) {
-    if (!ok(rt_.transport().read_words(snapshot.data(), c.ivars, total, bytes))) {
+    if (!ok(rt_.transports().memory().read_words(snapshot.data(), c.ivars, total, bytes))) {
       log::fatal("%s: reading the wait variables failed", api);
     }
     size_t r = evaluate(c, snapshot, start);
@@ -177,20 +177,21 @@ void Waits::wait_on_stream(const WaitCall& c, void* stream, const char* api) {
   if (c.n == 0) return;
   const size_t total = wait_bytes(c, api);
   checks_.check_local(c.ivars, total, bytes, c.ivars_name, api);
-  if (c.status && !rt_.heap().contains(c.status, c.n * sizeof(int)) && !rt_.transport().device_can_read(c.status)) {
+  if (c.status && !rt_.heap().contains(c.status, c.n * sizeof(int)) &&
+      !rt_.transports().memory().device_can_read(c.status)) {
     log::fatal("%s: status %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                static_cast<const void*>(c.status));
   }
-  if (c.values && !rt_.heap().contains(c.values, total) && !rt_.transport().device_can_read(c.values)) {
+  if (c.values && !rt_.heap().contains(c.values, total) && !rt_.transports().memory().device_can_read(c.values)) {
     log::fatal("%s: cmp_values %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                c.values);
   }
   StreamWait w{c.kind, c.cmp, c.ivars, c.n, c.status, c.values, c.value};
-  if (!ok(rt_.transport().wait_on_stream(w, stream))) log::fatal("%s: enqueuing the wait failed", api);
+  if (!ok(rt_.transports().memory().wait_on_stream(w, stream))) log::fatal("%s: enqueuing the wait failed", api);
 }
 
 void Waits::synchronize_stream(void* stream, const char* api) {
-  if (!ok(rt_.transport().synchronize(stream))) log::fatal("%s: waiting for the stream failed", api);
+  if (!ok(rt_.transports().memory().synchronize(stream))) log::fatal("%s: waiting for the stream failed", api);
 }
 
 }  // namespace gshmem

@@ -7,8 +7,7 @@
 
 #include "gshmem/constants.h"
 #include "heap/symmetric_heap.h"
-#include "transport/network.h"
-#include "transport/transport.h"
+#include "transport/manager.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -67,8 +66,22 @@ uint64_t Teams::area_bytes(int n) const { return SyncLayout(n).bytes + scratch_o
 
 char* Teams::heap_base() const { return sv_.heap->base(); }
 
-Status Teams::init(const Services& services, uint64_t region, uint64_t region_bytes, int capacity,
-                   const std::vector<std::vector<int>>& predefined) {
+void Teams::set_predefined(const std::vector<std::vector<int>>& predefined, int my_pe) {
+  predefined_ = predefined;
+  teams_.assign(static_cast<size_t>(GSHMEM_TEAMS_PREDEFINED), TeamInfo{});
+  for (size_t id = 0; id < predefined.size() && id < static_cast<size_t>(GSHMEM_TEAMS_PREDEFINED); ++id) {
+    const std::vector<int>& m = predefined[id];
+    const int me = static_cast<int>(std::find(m.begin(), m.end(), my_pe) - m.begin());
+    if (me >= static_cast<int>(m.size())) continue;  // empty, or not a member (cannot happen for these teams)
+    TeamInfo& t = teams_[id];
+    t.id = static_cast<int>(id);
+    set_members(t, m);
+    t.my_index = me;
+    t.predefined = true;
+  }
+}
+
+Status Teams::init(const Services& services, uint64_t region, uint64_t region_bytes, int capacity) {
   sv_ = services;
   region_ = region;
   capacity_ = capacity;
@@ -76,26 +89,20 @@ Status Teams::init(const Services& services, uint64_t region, uint64_t region_by
   areas_ = region + table;
   pool_ = HeapAllocator(64);
   pool_.grow(region_bytes - table);
-  teams_.assign(static_cast<size_t>(capacity), TeamInfo{});
+  teams_.resize(static_cast<size_t>(capacity), TeamInfo{});
   free_ids_.clear();
   for (int id = capacity - 1; id >= GSHMEM_TEAMS_PREDEFINED; --id) free_ids_.push_back(id);
   GSHMEM_CHECK(sv_.heap->provider().zero(heap_base() + region, table));
   // The predefined teams' areas are sized for every PE and allocated in the same order everywhere, so
   // each lies at the same offset on every PE.
-  for (size_t id = 0; id < predefined.size() && id < static_cast<size_t>(GSHMEM_TEAMS_PREDEFINED); ++id) {
-    const std::vector<int>& m = predefined[id];
-    if (m.empty()) continue;
+  for (size_t id = 0; id < predefined_.size() && id < static_cast<size_t>(GSHMEM_TEAMS_PREDEFINED); ++id) {
+    if (predefined_[id].empty()) continue;
     uint64_t area = 0;
     GSHMEM_CHECK(allocate_area(sv_.n_pes, &area, "nvshmem_init"));
-    const int me = static_cast<int>(std::find(m.begin(), m.end(), sv_.my_pe) - m.begin());
-    if (me >= static_cast<int>(m.size())) continue;  // not a member (cannot happen for these teams)
     TeamInfo& t = teams_[id];
-    t.id = static_cast<int>(id);
-    set_members(t, m);
-    t.my_index = me;
+    if (t.id < 0) continue;
     t.sync = area;
-    t.sync_of.assign(m.size(), area);
-    t.predefined = true;
+    t.sync_of.assign(t.members.size(), area);
     GSHMEM_CHECK(publish(t));
   }
   ready_ = true;
@@ -113,12 +120,12 @@ size_t Teams::alive() const {
 }
 
 const TeamInfo* Teams::find(int id) const {
-  if (!ready_ || id < 0 || id >= static_cast<int>(teams_.size()) || teams_[id].id < 0) return nullptr;
+  if (id < 0 || id >= static_cast<int>(teams_.size()) || teams_[id].id < 0) return nullptr;
   return &teams_[id];
 }
 
 const TeamSlot* Teams::slot(int id) const {
-  if (!find(id)) return nullptr;
+  if (!ready_ || !find(id)) return nullptr;
   return reinterpret_cast<const TeamSlot*>(heap_base() + region_) + id;
 }
 
@@ -177,8 +184,8 @@ Status Teams::publish(TeamInfo& t) {
   const int n = t.size();
   const SyncLayout lay(n);
   char* area = heap_base() + t.sync;
-  GSHMEM_CHECK(sv_.transport->copy(area + lay.sync_of, t.sync_of.data(), 8 * static_cast<size_t>(n),
-                                   Completion::kBlocking, nullptr));
+  GSHMEM_CHECK(sv_.transports->memory().copy(area + lay.sync_of, t.sync_of.data(), 8 * static_cast<size_t>(n),
+                                             Completion::kBlocking, nullptr));
   TeamSlot s{};
   s.size = n;
   s.my_index = t.my_index;
@@ -191,12 +198,12 @@ Status Teams::publish(TeamInfo& t) {
   s.sync_of = reinterpret_cast<const uint64_t*>(area + lay.sync_of);
   if (!t.strided) {
     std::vector<int32_t> m(t.members.begin(), t.members.end());
-    GSHMEM_CHECK(
-        sv_.transport->copy(area + lay.members, m.data(), 4 * static_cast<size_t>(n), Completion::kBlocking, nullptr));
+    GSHMEM_CHECK(sv_.transports->memory().copy(area + lay.members, m.data(), 4 * static_cast<size_t>(n),
+                                               Completion::kBlocking, nullptr));
     s.members = reinterpret_cast<const int32_t*>(area + lay.members);
   }
   auto* table = reinterpret_cast<TeamSlot*>(heap_base() + region_);
-  return sv_.transport->copy(table + t.id, &s, sizeof s, Completion::kBlocking, nullptr);
+  return sv_.transports->memory().copy(table + t.id, &s, sizeof s, Completion::kBlocking, nullptr);
 }
 
 Status Teams::build(const std::vector<int>& members, int my_index, uint64_t sync, std::vector<uint64_t> sync_of,
@@ -243,19 +250,17 @@ Status Teams::agree(const TeamInfo& parent, const std::vector<ExchangeRecord>& a
   return GSHMEM_SUCCESS;
 }
 
-bool Teams::reaches(int pe) const { return sv_.heap->peer_base(pe) || (sv_.network && sv_.network->reaches(pe)); }
+bool Teams::reaches(int pe) const { return sv_.transports->path(pe).kind() != PathKind::kUnreachable; }
 
 Status Teams::write_to(int pe, uint64_t offset, const void* src, size_t bytes) {
-  char* base = sv_.heap->peer_base(pe);
-  if (base) return sv_.transport->copy(base + offset, src, bytes, Completion::kBlocking, nullptr);
-  GSHMEM_CHECK(sv_.network->put(pe, offset, src, bytes, Completion::kBlocking));
-  return sv_.network->quiet();
+  PeerPath& path = sv_.transports->path(pe);
+  GSHMEM_CHECK(path.put(offset, src, bytes, Completion::kBlocking, nullptr));
+  // Complete at the member, not only sent: it reads the record after the barrier that follows.
+  return path.caps().needs_progress ? sv_.transports->quiet() : GSHMEM_SUCCESS;
 }
 
 Status Teams::read_from(int pe, uint64_t offset, void* dst, size_t bytes) {
-  char* base = sv_.heap->peer_base(pe);
-  if (base) return sv_.transport->read_words(dst, base + offset, bytes, 8);
-  return sv_.network->get(dst, pe, offset, bytes, Completion::kBlocking);
+  return sv_.transports->path(pe).read(dst, offset, bytes);
 }
 
 // Every member of `parent` writes `mine` into slot my_index of every member's exchange buffer, then
@@ -278,7 +283,7 @@ Status Teams::exchange(TeamInfo& parent, const ExchangeRecord& mine, std::vector
   }
   GSHMEM_CHECK(sv_.barrier(parent.id, api));
   all->resize(static_cast<size_t>(n));
-  return sv_.transport->read_words(all->data(), heap_base() + parent.sync + buffer, sizeof mine * n, 8);
+  return sv_.transports->memory().read_words(all->data(), heap_base() + parent.sync + buffer, sizeof mine * n, 8);
 }
 
 Status Teams::same_arguments(int team, int32_t a, int32_t b, uint64_t n, const char* what, const char* api,
@@ -471,7 +476,7 @@ Status Teams::init_from_uniqueid(uint64_t uid, int npes, int index, const TeamCo
   const uint64_t slot = box + sizeof(MailboxRecord) * static_cast<uint64_t>(index);
   // Body first, then the tag that says it is there.
   GSHMEM_CHECK(write_to(owner, slot + 8, reinterpret_cast<char*>(&mine) + 8, sizeof mine - 8));
-  GSHMEM_CHECK(sv_.transport->quiet());
+  GSHMEM_CHECK(sv_.transports->quiet());
   GSHMEM_CHECK(write_to(owner, slot, &tag, 8));
   std::vector<MailboxRecord> all(static_cast<size_t>(npes));
   const auto began = std::chrono::steady_clock::now();
@@ -535,7 +540,7 @@ Status Teams::destroy(int id, const char* api) {
   GSHMEM_CHECK(sv_.barrier(id, api));
   TeamSlot empty{};
   auto* table = reinterpret_cast<TeamSlot*>(heap_base() + region_);
-  GSHMEM_CHECK(sv_.transport->copy(table + id, &empty, sizeof empty, Completion::kBlocking, nullptr));
+  GSHMEM_CHECK(sv_.transports->memory().copy(table + id, &empty, sizeof empty, Completion::kBlocking, nullptr));
   free_area(t->sync);
   teams_[id] = TeamInfo{};
   free_ids_.push_back(id);

@@ -24,8 +24,7 @@
 namespace gshmem {
 
 class SymmetricHeap;
-class Transport;
-class NetworkTransport;
+class TransportManager;
 
 // What a team was made with (nvshmem_team_config_t's fields that were passed in its mask).
 struct TeamConfig {
@@ -51,8 +50,7 @@ class Teams {
  public:
   struct Services {
     SymmetricHeap* heap = nullptr;
-    Transport* transport = nullptr;
-    NetworkTransport* network = nullptr;  // reaches the PEs whose heaps are not mapped here (or nullptr)
+    TransportManager* transports = nullptr;  // the path to each PE
     int my_pe = 0;
     int n_pes = 1;
     uint64_t ll_period = uint64_t{1} << 31;  // TeamSlot::ll_period and ...
@@ -64,15 +62,17 @@ class Teams {
     std::function<Status(int team, const char* api)> barrier;
   };
 
-  // Sets up the table and the predefined teams (ids 0..3 from `predefined`, world PEs in team order;
-  // an empty list leaves the id unused). `region` and `region_bytes` locate the team region in this
-  // PE's heap (the same offset on every PE); `capacity` is the number of team ids. Collective.
-  Status init(const Services& services, uint64_t region, uint64_t region_bytes, int capacity,
-              const std::vector<std::vector<int>>& predefined);
+  // The predefined teams (ids 0..3 from `predefined`, world PEs in team order; an empty list leaves the
+  // id unused), known from the bootstrap on: find() answers for them before init().
+  void set_predefined(const std::vector<std::vector<int>>& predefined, int my_pe);
+  // Sets up the table and the predefined teams' sync areas. `region` and `region_bytes` locate the team
+  // region in this PE's heap (the same offset on every PE); `capacity` is the number of team ids.
+  // Collective.
+  Status init(const Services& services, uint64_t region, uint64_t region_bytes, int capacity);
   void finalize();
   bool ready() const { return ready_; }
 
-  // The team with this id, or nullptr.
+  // The team with this id, or nullptr (before init(), only the predefined teams, without sync areas).
   const TeamInfo* find(int id) const;
   // The slot kernels read for `id` (its pointers are addresses in this PE's heap); nullptr if none.
   const detail::TeamSlot* slot(int id) const;
@@ -132,6 +132,7 @@ class Teams {
   uint64_t areas_ = 0;  // first byte after the table
   int capacity_ = 0;
   HeapAllocator pool_{64};
+  std::vector<std::vector<int>> predefined_;
   std::vector<TeamInfo> teams_;  // by id; id < 0 marks a free entry
   std::vector<int> free_ids_;
   uint64_t uid_serial_ = 0;

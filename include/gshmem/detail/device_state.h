@@ -19,7 +19,7 @@ namespace detail {
 
 /* Bumped whenever the layout below changes; a module compiled against another layout is refused
  * at registration with a message, rather than reading garbage. */
-constexpr uint32_t kDeviceStateAbi = 5;
+constexpr uint32_t kDeviceStateAbi = 6;
 
 /* Device-initiated copies handed to the copy engines (DMA), see gshmem/device/ce.cuh and the host
  * proxy in the core. A kernel takes ticket t from ce_counters[0], waits until the proxy has consumed
@@ -106,12 +106,10 @@ struct DeviceState {
   uint32_t abi; /* kDeviceStateAbi once initialised, 0 before */
   int32_t mype;
   int32_t npes;
-  int32_t window_first;    /* first PE of the load/store windows below */
-  char *heap_base;         /* this PE's symmetric heap */
-  uint64_t heap_span;      /* bytes of address space of one heap window (nvshmem_ptr bounds) */
-  char *const *peer_base;  /* [npes]: each PE's heap as mapped here; NULL if not reachable by load/store */
-  uint64_t *barrier_flags; /* symmetric [npes]: slot p holds the last barrier sequence PE p reached */
-  uint64_t *barrier_seq;   /* this PE's barrier sequence (device memory) */
+  int32_t window_first;   /* first PE of the load/store windows below */
+  char *heap_base;        /* this PE's symmetric heap */
+  uint64_t heap_span;     /* bytes of address space of one heap window (nvshmem_ptr bounds) */
+  char *const *peer_base; /* [npes]: each PE's heap as mapped here; NULL if not reachable by load/store */
   /* nvshmem_global_exit from a kernel: host-pinned {code, state}; state 0 = none, 1 = being
    * written, 2 = requested (the host library's watcher then ends the job with `code`). */
   int32_t *exit_request;
@@ -139,7 +137,7 @@ struct DeviceState {
   uint64_t *net_counters;
 };
 
-static_assert(sizeof(DeviceState) == 144, "DeviceState layout changed: bump kDeviceStateAbi");
+static_assert(sizeof(DeviceState) == 128, "DeviceState layout changed: bump kDeviceStateAbi");
 
 }  // namespace detail
 }  // namespace gshmem

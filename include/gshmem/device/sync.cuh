@@ -1,15 +1,16 @@
-// Native device API: ordering (quiet, fence), the all-PE barrier and sync, and global_exit.
+// Native device API: ordering (quiet, fence), the all-PE barrier and sync (those of NVSHMEM_TEAM_WORLD),
+// and global_exit.
 #pragma once
 
 #if defined(__CUDACC__)
 #include <cstdint>
 #include <cstdio>
 
-#include "gshmem/detail/flag_barrier.h"
+#include "gshmem/constants.h"
 #include "gshmem/device/ordering.cuh"
-#include "gshmem/device/rma.cuh"
 #include "gshmem/device/scope.cuh"
 #include "gshmem/device/state.cuh"
+#include "gshmem/device/team.cuh"
 
 namespace gshmem {
 namespace dev {
@@ -21,59 +22,22 @@ __device__ __forceinline__ void quiet() { gshmem::detail::quiet_all(); }
 // later put but by completing it, so fence() is quiet().
 __device__ __forceinline__ void fence() { gshmem::detail::quiet_all(); }
 
-namespace detail_sync {
-
-// The memory operations of detail::flag_barrier between all PEs, through their mapped heaps.
-struct AllPesFlags {
-  const gshmem::detail::DeviceState& st;
-  __device__ __forceinline__ void arrive(int pe, uint64_t seq) const {
-    if (gshmem::detail::net_peer(pe)) {
-      gshmem::detail::net_flag(st.barrier_flags + st.mype, seq, pe);
-      return;
-    }
-    uint64_t* slot = reinterpret_cast<uint64_t*>(peer_address(st.barrier_flags + st.mype, pe));
-    gshmem::detail::store_release_sys(slot, seq);
-  }
-  __device__ __forceinline__ void wait(int pe, uint64_t seq) const {
-    gshmem::detail::wait_at_least(st.barrier_flags + pe, seq);
-  }
-};
-
-// The barrier of all PEs (detail/flag_barrier.h) from one thread, warp or block, whose threads
-// share the peers between them. With `Quiet`, the PE's earlier puts are completed first (barrier);
-// without, only arrival is synchronised (sync).
-template <Scope S, bool Quiet>
-__device__ __forceinline__ void all_pes(const gshmem::detail::DeviceState& st) {
-  gshmem::detail::group_sync<S>();
-  const int rank = gshmem::detail::group_rank<S>();
-  const int size = gshmem::detail::group_size<S>();
-  if (rank == 0) {
-    if (Quiet) gshmem::detail::quiet_all();
-    *st.barrier_seq += 1;
-  }
-  gshmem::detail::group_sync<S>();
-  const uint64_t seq = *const_cast<volatile uint64_t*>(st.barrier_seq);
-  AllPesFlags flags{st};
-  gshmem::detail::flag_barrier(flags, st.mype, st.npes, seq, rank, size);
-  gshmem::detail::group_sync<S>();
-}
-
-}  // namespace detail_sync
-
 // Barrier over all PEs, with quiet first: when it returns, every PE has entered it and every put
 // issued before it by any PE is visible. Collective: every PE calls it once per barrier, from one
 // thread (kThread), one warp (kWarp) or one block (kBlock); a kernel that calls it needs all PEs'
 // kernels to be running (launch it as a collective launch, or one block per GPU).
+// It is the barrier of NVSHMEM_TEAM_WORLD (team.cuh): one flag store and one count with the team's
+// barrier and the host's nvshmem_barrier_all.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void barrier_all() {
-  detail_sync::all_pes<S, true>(gshmem::detail::state());
+  detail_team::barrier<S, true>(detail_team::member_slot(GSHMEM_TEAM_WORLD, "nvshmem_barrier_all"));
 }
 
 // nvshmem_sync_all: like barrier_all, but without completing earlier puts first; it orders only
 // the PEs' arrival (and the memory accesses that arrival itself orders).
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void sync_all() {
-  detail_sync::all_pes<S, false>(gshmem::detail::state());
+  detail_team::barrier<S, false>(detail_team::member_slot(GSHMEM_TEAM_WORLD, "nvshmem_sync_all"));
 }
 
 // nvshmem_global_exit from a kernel: asks the host library to end every PE of the job with exit
