@@ -1,7 +1,7 @@
-// The NVSHMEM semantics of the host API, behind the generated extern "C" names
-// (src/compat/gen/nvshmem_host.cpp). NVSHMEM's void functions cannot report errors, so misuse
-// (an invalid PE, a pointer outside the heap, a call before init) ends the job with a message
-// that names the call; functions that return a status or a pointer return it instead.
+// NVSHMEM's host API behind the generated extern "C" names (src/compat/gen/nvshmem_host.cpp): one-line
+// forwards into the native host API (gshmem/host.hpp), which has the semantics, with NVSHMEM's names in
+// messages and NVSHMEM's status codes; what NVSHMEM's own structs need is in compat/api.cpp and
+// compat/coll_api.cpp.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,7 @@
 #include "gshmem/compat/gen/nvshmem_host.h"
 #include "gshmem/compat/nvshmem_types.h"
 #include "gshmem/detail/reduce_algo.h"
-#include "transport/transport.h"
+#include "gshmem/host.hpp"
 
 namespace gshmem {
 namespace compat {
@@ -26,7 +26,11 @@ inline int to_nvshmem_status(Status s) {
   return static_cast<int>(s) <= static_cast<int>(GSHMEM_ERROR_INTERNAL) ? static_cast<int>(s)
                                                                         : static_cast<int>(NVSHMEMX_ERROR_INTERNAL);
 }
+inline host::Mode mode(Completion c, cudaStream_t stream) { return host::Mode{c, stream}; }
+inline host::Mode on_stream(cudaStream_t stream) { return host::on(stream); }
 
+// What NVSHMEM's names need beyond the native API: its structs and its codes (compat/api.cpp,
+// compat/coll_api.cpp).
 void init();
 int init_thread(int requested, int* provided);
 int init_attr(unsigned int flags, nvshmemx_init_attr_t* attributes);
@@ -36,160 +40,179 @@ int set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* attributes);
 int init_status();
 void finalize();
 void query_thread(int* provided);
-[[noreturn]] void global_exit(int status);
-
-int my_pe();
-int n_pes();
-int team_my_pe(nvshmem_team_t team);
-int team_n_pes(nvshmem_team_t team);
 void info_get_version(int* major, int* minor);
 void info_get_name(char* name);
 void vendor_get_version_info(int* major, int* minor, int* patch);
-
-void* malloc(size_t size);
-void* calloc(size_t count, size_t size);
-void* realloc(void* ptr, size_t size);
-void* mc_ptr(int team, const void* ptr);
-void* buffer_register_symmetric(void* buf, size_t size, int flags);
-int buffer_unregister_symmetric(void* mmap_ptr, size_t size);
-void* align(size_t alignment, size_t size);
-void free(void* ptr);
-void* ptr(const void* ptr, int pe);
-
-// The bytes of `nelems` elements of `elem` bytes (a typed or sized call's count). A count whose bytes
-// overflow 64 bits ends the job: wrapped, it would pass the heap check and move the wrong bytes.
-size_t elem_bytes(size_t nelems, size_t elem, const char* api);
-
-// Contiguous and strided copies to (put) or from (get) `pe`; `stream` is used with kStream.
-void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
-         cudaStream_t stream = nullptr);
-void get(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
-         cudaStream_t stream = nullptr);
-void iput(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
-          Completion completion, const char* api, cudaStream_t stream = nullptr);
-void iget(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
-          Completion completion, const char* api, cudaStream_t stream = nullptr);
-template <class T>
-T g(const T* source, int pe, const char* api) {
-  T value;
-  get(&value, source, sizeof(T), pe, Completion::kBlocking, api);
-  return value;
-}
-void p_on_stream(void* dest, const void* value, size_t bytes, int pe, cudaStream_t stream, const char* api);
-void synchronize(cudaStream_t stream, const char* api);
-// g_on_stream: the value, once the stream's earlier work and the read are done.
-template <class T>
-T g_on_stream(const T* source, int pe, cudaStream_t stream, const char* api) {
-  T value;
-  get(&value, source, sizeof(T), pe, Completion::kStream, api, stream);
-  synchronize(stream, api);
-  return value;
-}
-
-// Atomics: T's bits as a 4- or 8-byte word (see transport.h).
-template <class T>
-uint64_t bits_of(T v) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics operate on 4- or 8-byte types");
-  uint64_t b = 0;
-  std::memcpy(&b, &v, sizeof v);
-  return b;
-}
-template <class T>
-T from_bits(uint64_t b) {
-  T v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-}
-uint64_t atomic(void* dest, AmoOp op, int bytes, uint64_t operand, uint64_t compare, bool fetch, int pe,
-                const char* api);
-template <class T>
-T atomic(AmoOp op, T* dest, T operand, T compare, bool fetch, int pe, const char* api) {
-  return from_bits<T>(atomic(dest, op, sizeof(T), bits_of(operand), bits_of(compare), fetch, pe, api));
-}
-template <class T>
-T atomic_fetch(const T* dest, int pe, const char* api) {
-  return atomic<T>(AmoOp::kLoad, const_cast<T*>(dest), T{}, T{}, true, pe, api);
-}
-
-// Signals.
-void put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
-                Completion completion, const char* api, cudaStream_t stream = nullptr);
-void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completion completion, const char* api,
-               cudaStream_t stream = nullptr);
-uint64_t signal_fetch(const uint64_t* sig_addr, const char* api);
-uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value, const char* api);
-void signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t value, cudaStream_t stream, const char* api);
-
-// Waits and tests on the WAIT types.
-template <class T>
-constexpr WaitKind wait_kind() {
-  static_assert(std::is_integral_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8), "a WAIT type");
-  constexpr int width = sizeof(T) == 2 ? 0 : (sizeof(T) == 4 ? 2 : 4);
-  return static_cast<WaitKind>(width + (std::is_signed_v<T> ? 0 : 1));
-}
-size_t wait(WaitKind kind, WaitFor what, bool block, const void* ivars, size_t nelems, size_t* indices,
-            const int* status, int cmp, const void* values, uint64_t value, const char* api);
-void wait_on_stream(WaitKind kind, const void* ivars, size_t nelems, const int* status, int cmp, const void* values,
-                    uint64_t value, cudaStream_t stream, const char* api);
-template <class T>
-size_t wait(WaitFor what, bool block, const T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,
-            const T* values, T value, const char* api) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof value);
-  return wait(wait_kind<T>(), what, block, ivars, nelems, indices, status, cmp, values, bits, api);
-}
-template <class T>
-void wait_on_stream(const T* ivars, size_t nelems, const int* status, int cmp, const T* values, T value,
-                    cudaStream_t stream, const char* api) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof value);
-  wait_on_stream(wait_kind<T>(), ivars, nelems, status, cmp, values, bits, stream, api);
-}
-
-// Teams (compat/coll_api.cpp).
 int team_split_strided(nvshmem_team_t parent, int start, int stride, int size, const nvshmem_team_config_t* config,
                        long mask, nvshmem_team_t* new_team);
 int team_split_2d(nvshmem_team_t parent, int xrange, const nvshmem_team_config_t* xconfig, long xmask,
                   nvshmem_team_t* xteam, const nvshmem_team_config_t* yconfig, long ymask, nvshmem_team_t* yteam);
-int team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
 int team_get_config(nvshmem_team_t team, nvshmem_team_config_t* config);
-void team_destroy(nvshmem_team_t team);
 int team_get_uniqueid(nvshmemx_team_uniqueid_t* uniqueid);
 int team_init(nvshmem_team_t* team, nvshmem_team_config_t* config, long mask, int npes, int pe_idx_in_team);
 
-// Collectives on a team: blocking, or (with a stream) in order on the stream. Sizes in bytes (per
-// block for fcollect and alltoall). Each returns 0 or an NVSHMEMX_ERROR_* code after a message.
-int barrier(nvshmem_team_t team, const char* api);
-int barrier(nvshmem_team_t team, const char* api, cudaStream_t stream);
-int team_sync(nvshmem_team_t team, const char* api);
-int team_sync(nvshmem_team_t team, const char* api, cudaStream_t stream);
-int broadcast(nvshmem_team_t team, void* dest, const void* source, size_t bytes, int root, const char* api);
-int broadcast(nvshmem_team_t team, void* dest, const void* source, size_t bytes, int root, const char* api,
-              cudaStream_t stream);
-int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api);
-int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream);
-int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api);
-int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api, cudaStream_t stream);
+// The rest: one line each into the native host API (gshmem/host.hpp), with NVSHMEM's names in messages.
+[[noreturn]] inline void global_exit(int status) { host::global_exit(status); }
+inline int my_pe() { return host::my_pe(); }
+inline int n_pes() { return host::n_pes(); }
+inline int team_my_pe(nvshmem_team_t team) { return host::team_my_pe(team); }
+inline int team_n_pes(nvshmem_team_t team) { return host::team_n_pes(team); }
+inline int team_translate_pe(nvshmem_team_t src, int pe, nvshmem_team_t dest) {
+  return host::team_translate_pe(src, pe, dest);
+}
+inline void team_destroy(nvshmem_team_t team) {
+  if (team != NVSHMEM_TEAM_INVALID) host::team_destroy(team, "nvshmem_team_destroy");
+}
+
+inline void* malloc(size_t size) { return host::malloc(size, "nvshmem_malloc"); }
+inline void* calloc(size_t count, size_t size) { return host::calloc(count, size, "nvshmem_calloc"); }
+inline void* align(size_t alignment, size_t size) { return host::align(alignment, size, "nvshmem_align"); }
+inline void* realloc(void* ptr, size_t size) { return host::realloc(ptr, size, "nvshmem_realloc"); }
+inline void free(void* ptr) { host::free(ptr, "nvshmem_free"); }
+inline void* ptr(const void* ptr, int pe) { return host::ptr(ptr, pe); }
+inline void* mc_ptr(int team, const void* ptr) { return host::mc_ptr(team, ptr); }
+inline void* buffer_register_symmetric(void* buf, size_t size, int flags) {
+  return host::register_buffer(buf, size, flags, "nvshmemx_buffer_register_symmetric");
+}
+inline int buffer_unregister_symmetric(void* mmap_ptr, size_t size) {
+  return to_nvshmem_status(host::unregister_buffer(mmap_ptr, size, "nvshmemx_buffer_unregister_symmetric"));
+}
+
+inline size_t elem_bytes(size_t nelems, size_t elem, const char* api) { return host::elem_bytes(nelems, elem, api); }
+inline void put(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
+                cudaStream_t stream = nullptr) {
+  host::putmem(dest, source, bytes, pe, mode(completion, stream), api);
+}
+inline void get(void* dest, const void* source, size_t bytes, int pe, Completion completion, const char* api,
+                cudaStream_t stream = nullptr) {
+  host::getmem(dest, source, bytes, pe, mode(completion, stream), api);
+}
+inline void iput(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
+                 Completion completion, const char* api, cudaStream_t stream = nullptr) {
+  host::iputmem(dest, source, dst, sst, elem, nelems, pe, mode(completion, stream), api);
+}
+inline void iget(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems, int pe,
+                 Completion completion, const char* api, cudaStream_t stream = nullptr) {
+  host::igetmem(dest, source, dst, sst, elem, nelems, pe, mode(completion, stream), api);
+}
+template <class T>
+T g(const T* source, int pe, const char* api) {
+  return host::g<T>(source, pe, api);
+}
+inline void p_on_stream(void* dest, const void* value, size_t bytes, int pe, cudaStream_t stream, const char* api) {
+  host::p_on_stream(dest, value, bytes, pe, stream, api);
+}
+template <class T>
+T g_on_stream(const T* source, int pe, cudaStream_t stream, const char* api) {
+  return host::g_on_stream<T>(source, pe, stream, api);
+}
+
+template <class T>
+T atomic(AmoOp op, T* dest, T operand, T compare, bool fetch, int pe, const char* api) {
+  return host::internal::amo<T>(op, dest, operand, compare, fetch, pe, api);
+}
+template <class T>
+T atomic_fetch(const T* dest, int pe, const char* api) {
+  return host::atomic_fetch<T>(dest, pe, api);
+}
+
+inline void put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op,
+                       int pe, Completion completion, const char* api, cudaStream_t stream = nullptr) {
+  host::put_signal(dest, source, bytes, sig_addr, signal, sig_op, pe, mode(completion, stream), api);
+}
+inline void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, Completion completion, const char* api,
+                      cudaStream_t stream = nullptr) {
+  host::signal_op(sig_addr, signal, sig_op, pe, mode(completion, stream), api);
+}
+inline uint64_t signal_fetch(const uint64_t* sig_addr, const char* api) { return host::signal_fetch(sig_addr, api); }
+inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value, const char* api) {
+  return host::signal_wait_until(sig_addr, cmp, value, api);
+}
+inline void signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t value, cudaStream_t stream,
+                                        const char* api) {
+  host::signal_wait_until_on_stream(sig_addr, cmp, value, stream, api);
+}
+
+template <class T>
+size_t wait(WaitFor what, bool block, const T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,
+            const T* values, T value, const char* api) {
+  return host::wait<T>(what, block, ivars, nelems, indices, status, cmp, values, value, api);
+}
+template <class T>
+void wait_on_stream(const T* ivars, size_t nelems, const int* status, int cmp, const T* values, T value,
+                    cudaStream_t stream, const char* api) {
+  host::wait_on_stream<T>(ivars, nelems, status, cmp, values, value, stream, api);
+}
+
+// Collectives: 0 or an NVSHMEMX_ERROR_* code after a message.
+inline int barrier(nvshmem_team_t team, const char* api) {
+  return to_nvshmem_status(host::barrier(team, host::kBlocking, api));
+}
+inline int barrier(nvshmem_team_t team, const char* api, cudaStream_t stream) {
+  return to_nvshmem_status(host::barrier(team, on_stream(stream), api));
+}
+inline int team_sync(nvshmem_team_t team, const char* api) {
+  return to_nvshmem_status(host::team_sync(team, host::kBlocking, api));
+}
+inline int team_sync(nvshmem_team_t team, const char* api, cudaStream_t stream) {
+  return to_nvshmem_status(host::team_sync(team, on_stream(stream), api));
+}
+inline int broadcast(nvshmem_team_t team, void* dest, const void* source, size_t bytes, int root, const char* api) {
+  return to_nvshmem_status(host::broadcastmem(team, dest, source, bytes, root, host::kBlocking, api));
+}
+inline int broadcast(nvshmem_team_t team, void* dest, const void* source, size_t bytes, int root, const char* api,
+                     cudaStream_t stream) {
+  return to_nvshmem_status(host::broadcastmem(team, dest, source, bytes, root, on_stream(stream), api));
+}
+inline int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api) {
+  return to_nvshmem_status(host::fcollectmem(team, dest, source, bytes, host::kBlocking, api));
+}
+inline int fcollect(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api,
+                    cudaStream_t stream) {
+  return to_nvshmem_status(host::fcollectmem(team, dest, source, bytes, on_stream(stream), api));
+}
+inline int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api) {
+  return to_nvshmem_status(host::alltoallmem(team, dest, source, bytes, host::kBlocking, api));
+}
+inline int alltoall(nvshmem_team_t team, void* dest, const void* source, size_t bytes, const char* api,
+                    cudaStream_t stream) {
+  return to_nvshmem_status(host::alltoallmem(team, dest, source, bytes, on_stream(stream), api));
+}
 // Reductions: `nreduce` elements of `type` (reducescatter: per member's block of the source).
-int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
-           detail::ReduceOp op, bool scatter, const char* api);
-int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, detail::ReduceType type,
-           detail::ReduceOp op, bool scatter, const char* api, cudaStream_t stream);
+inline int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, ReduceType type, ReduceOp op,
+                  bool scatter, const char* api) {
+  return to_nvshmem_status(scatter ? host::reducescatter(team, type, op, dest, source, nreduce, host::kBlocking, api)
+                                   : host::reduce(team, type, op, dest, source, nreduce, host::kBlocking, api));
+}
+inline int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nreduce, ReduceType type, ReduceOp op,
+                  bool scatter, const char* api, cudaStream_t stream) {
+  return to_nvshmem_status(scatter ? host::reducescatter(team, type, op, dest, source, nreduce, on_stream(stream), api)
+                                   : host::reduce(team, type, op, dest, source, nreduce, on_stream(stream), api));
+}
 
-void quiet();
-void fence();
-void barrier_all();
-void sync_all();
-
-void quiet_on_stream(cudaStream_t stream);
-void barrier_all_on_stream(cudaStream_t stream);
-void sync_all_on_stream(cudaStream_t stream);
+inline void quiet() { host::quiet("nvshmem_quiet"); }
+inline void fence() { host::fence("nvshmem_fence"); }
+inline void barrier_all() { host::barrier_all("nvshmem_barrier_all"); }
+inline void sync_all() { host::sync_all("nvshmem_sync_all"); }
+inline void quiet_on_stream(cudaStream_t stream) { host::quiet_on_stream(stream, "nvshmemx_quiet_on_stream"); }
+inline void barrier_all_on_stream(cudaStream_t stream) {
+  host::barrier_all_on_stream(stream, "nvshmemx_barrier_all_on_stream");
+}
+inline void sync_all_on_stream(cudaStream_t stream) { host::sync_all_on_stream(stream, "nvshmemx_sync_all_on_stream"); }
 
 // Modules and libraries loaded through the CUDA driver API (CUmodule / CUlibrary).
-int cumodule_init(void* module);
-int cumodule_finalize(void* module);
-int culibrary_init(void* library);
-int culibrary_finalize(void* library);
+inline int cumodule_init(void* module) {
+  return to_nvshmem_status(host::cumodule_init(module, "nvshmemx_cumodule_init"));
+}
+inline int cumodule_finalize(void* module) {
+  return to_nvshmem_status(host::cumodule_finalize(module, "nvshmemx_cumodule_finalize"));
+}
+inline int culibrary_init(void* library) {
+  return to_nvshmem_status(host::culibrary_init(library, "nvshmemx_culibrary_init"));
+}
+inline int culibrary_finalize(void* library) {
+  return to_nvshmem_status(host::culibrary_finalize(library, "nvshmemx_culibrary_finalize"));
+}
 
 }  // namespace compat
 }  // namespace gshmem

@@ -17,7 +17,6 @@ class Runtime;
 // A host wait or test (nvshmem_<T>_wait_until*, nvshmem_<T>_test*): on this PE's ivars[0..n),
 // the elements with status[i] == 0 (all when status is NULL), each compared with values[i] (when
 // set) or `value`. Values travel as bits in the low bytes of a uint64_t and are read as `kind`.
-enum class WaitFor { kAll, kAny, kSome };
 struct WaitCall {
   WaitKind kind = WaitKind::kU64;
   WaitFor what = WaitFor::kAll;

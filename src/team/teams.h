@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gshmem/detail/team.h"
+#include "gshmem/types.hpp"
 #include "heap/allocator.h"
 #include "util/status.h"
 
@@ -25,12 +26,6 @@ namespace gshmem {
 
 class SymmetricHeap;
 class TransportManager;
-
-// What a team was made with (nvshmem_team_config_t's fields that were passed in its mask).
-struct TeamConfig {
-  int num_contexts = 0;
-  uint64_t uniqueid = 0;
-};
 
 struct TeamInfo {
   int id = -1;

@@ -11,32 +11,18 @@
 #include <cstdint>
 #include <memory>
 
+#include "gshmem/types.hpp"
 #include "util/status.h"
 
 namespace gshmem {
 
-// When an operation must be complete.
-enum class Completion {
-  kBlocking,  // before the call returns
-  kNbi,       // by the next quiet()
-  kStream,    // in order on the given CUDA stream
-};
-
-// An atomic operation on a word of 4 or 8 bytes. The words are the bits of any AMO type: adding
-// signed values is the same as adding their bits, and float and double are only loaded, stored,
-// swapped and compared bit for bit.
-enum class AmoOp : int32_t { kLoad = 0, kStore, kAdd, kAnd, kOr, kXor, kSwap, kCompareSwap };
+// Completion, AmoOp and WaitKind: gshmem/types.hpp. An atomic: `op` on a word of `bytes` bytes.
 struct Amo {
   AmoOp op;
   int32_t bytes;     // 4 or 8
   uint64_t operand;  // the value to store, add, and, or, xor or swap in
   uint64_t compare;  // kCompareSwap: the value the word must hold
 };
-
-// The element types of waits: the width and signedness of the WAIT types.
-enum class WaitKind : int32_t { kI16 = 0, kU16, kI32, kU32, kI64, kU64 };
-inline int wait_kind_bytes(WaitKind k) { return 2 << (static_cast<int>(k) / 2); }
-inline bool wait_kind_signed(WaitKind k) { return static_cast<int>(k) % 2 == 0; }
 
 // A stream-ordered wait: until every element of ivars[0..n) not excluded by status holds
 // `ivars[i] cmp value` (value = values[i] when `values` is set, else `value`). `status` and

@@ -1,6 +1,6 @@
 # Fails if a source file of a layer includes a header of a higher layer, or a native public header
 # includes a compat one. Order of the layers:
-set(layers util bootstrap heap transport team coll core compat)
+set(layers util bootstrap heap transport team coll core api compat)
 file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/*.h ${SRC}/*.cpp ${SRC}/*.cu)
 set(errors)
 foreach(f IN LISTS files)
@@ -24,7 +24,7 @@ foreach(f IN LISTS files)
 endforeach()
 # The public headers: native ones (include/gshmem/ but compat/) never include the compat headers,
 # so that native code below compat/ cannot reach NVSHMEM's names through them.
-file(GLOB_RECURSE headers RELATIVE ${INCLUDE} ${INCLUDE}/gshmem/*.h ${INCLUDE}/gshmem/*.cuh)
+file(GLOB_RECURSE headers RELATIVE ${INCLUDE} ${INCLUDE}/gshmem/*.h ${INCLUDE}/gshmem/*.hpp ${INCLUDE}/gshmem/*.cuh)
 foreach(h IN LISTS headers)
   if(h MATCHES "^gshmem/compat/")
     continue()

@@ -42,6 +42,7 @@
 
 #include "gshmem/detail/ll_algo.h"
 #include "gshmem/detail/team.h"
+#include "gshmem/types.hpp"
 
 #if defined(__CUDACC__)
 #define GSHMEMI_RED_FN __host__ __device__ __forceinline__
@@ -52,10 +53,10 @@
 namespace gshmem {
 namespace detail {
 
-// The operations, as the host library, its kernels and the generated names pass them.
-enum class ReduceOp : int32_t { kAnd = 0, kOr, kXor, kMin, kMax, kSum, kProd, kMaxloc };
-// The element types by representation (NVSHMEM's type names map onto these).
-enum class ReduceType : int32_t { kI8 = 0, kU8, kI16, kU16, kI32, kU32, kI64, kU64, kF16, kBF16, kF32, kF64 };
+// The operations and element types (gshmem/types.hpp), as the host library, its kernels and the
+// generated names pass them.
+using gshmem::ReduceOp;
+using gshmem::ReduceType;
 
 // Storage of the 16-bit floats in this header (the same bits as __half and __nv_bfloat16).
 struct F16 {
