@@ -178,6 +178,12 @@ void NetProxy::complete(uint64_t taken) {
 
 void NetProxy::run() {
   cu().cuCtxSetCurrent(ctx_);
+  // The network library copies between GPU and host memory on this thread (UCX's cuda_copy, with a
+  // stream synchronisation): a CUDA graph that the program captures in the global mode on another thread
+  // must not make those calls fail (seen: "operation not permitted when stream is capturing", then UCX
+  // aborted the process). This thread never captures, so relaxed is safe.
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  cu().cuThreadExchangeStreamCaptureMode(&mode);
   uint64_t t = 0, completed = 0;
   auto idle_since = std::chrono::steady_clock::now();
   long sleep_ns = 1000;
