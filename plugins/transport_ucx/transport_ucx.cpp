@@ -78,10 +78,10 @@ struct LocalRegion {
 
 // The active messages of the atomics, and of puts and gets on staged memory.
 constexpr unsigned kAmoRequestId = 1;
-constexpr unsigned kAmoReplyId = 2;    // the answer to an atomic and to a staged put
-constexpr unsigned kPutRequestId = 3;  // header DataRequest, the data as payload
-constexpr unsigned kGetRequestId = 4;  // header DataRequest
-constexpr unsigned kGetReplyId = 5;    // header AmoReply (no value), the data as payload
+constexpr unsigned kAmoReplyId = 2;        // the answer to an atomic and to a staged put
+constexpr unsigned kPutRequestId = 3;      // header DataRequest, the data as payload
+constexpr unsigned kGetRequestId = 4;      // header DataRequest
+constexpr unsigned kGetReplyId = 5;        // header AmoReply (no value), the data as payload
 constexpr size_t kStagedPiece = 4u << 20;  // the most one staged put or get carries
 struct AmoRequest {
   uint64_t id;  // the requester's, echoed in the reply
@@ -316,7 +316,7 @@ class Ucx {
     ucs_status_ptr_t r = post_staged(ep, pe, Kind::kGet, offset, nullptr, n, blocking, dst, &id);
     if (UCS_PTR_IS_ERR(r)) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     if (r != nullptr) ucp_request_free(r);
-    if (!blocking) return 0;
+    if (!blocking) return GSHMEM_TRANSPORT_IN_PROGRESS;  // the data lands by quiet
     wait_until(
         lock, [&] { return pending_[id].done; },
         [&](int* who) {
@@ -358,11 +358,13 @@ class Ucx {
     ucs_status_ptr_t r = ucp_am_send_nbx(ep, kAmoRequestId, &pending.request, sizeof pending.request, nullptr, 0, &p);
     if (UCS_PTR_IS_ERR(r)) {
       pending_.erase(id);
+      if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE) return GSHMEM_TRANSPORT_NO_RESOURCES;
       return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     }
     if (r != nullptr) ucp_request_free(r);
     in_flight_.insert(id);
-    if (!pending.fetch) return 0;
+    // Applied at the target once it answers: complete by quiet.
+    if (!pending.fetch) return GSHMEM_TRANSPORT_IN_PROGRESS;
     wait_until(
         lock, [&] { return pending_[id].done; },
         [&](int* who) {
@@ -462,12 +464,12 @@ class Ucx {
     AmoRequest request{};
     DataRequest data{};        // a put's or get's header
     char* get_dest = nullptr;  // where a get's data goes
-    int pe = -1;         // the target
-    bool fetch = false;  // its caller waits for the value (else the reply ends it)
+    int pe = -1;               // the target
+    bool fetch = false;        // its caller waits for the value (else the reply ends it)
     uint64_t* dest = nullptr;  // where the reply stores the value for a caller that does not wait
     bool done = false;
     bool receiving = false;  // a get's data is being received into get_dest
-    int status = 0;  // the target's answer, or a UCX status (negative) when the connection failed
+    int status = 0;          // the target's answer, or a UCX status (negative) when the connection failed
     uint64_t value = 0;
   };
   static unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
@@ -837,6 +839,7 @@ class Ucx {
   int each_piece(int pe, uint64_t offset, size_t bytes, char* why, size_t len, F f) {
     std::unique_lock<std::mutex> lock(mu_);
     size_t done = 0;
+    bool in_progress = false;
     while (done < bytes) {
       uint64_t raddr;
       ucp_rkey_h rkey;
@@ -846,23 +849,34 @@ class Ucx {
         return fail(why, len, "heap offset %llu (%zu bytes) of PE %d is not registered with UCX", ull(offset + done),
                     bytes - done, pe);
       }
+      // A piece that is not issued (an error, no resources) ends the call; the core issues the whole
+      // operation again after _NO_RESOURCES (a put or get moved twice moves the same bytes).
       const int rc = f(ep, raddr, rkey, done, n, lock);
-      if (rc != 0) return rc;
+      if (rc == GSHMEM_TRANSPORT_IN_PROGRESS) {
+        in_progress = true;
+      } else if (rc != GSHMEM_TRANSPORT_OK) {
+        return rc;
+      }
       done += n;
     }
-    return 0;
+    return in_progress ? GSHMEM_TRANSPORT_IN_PROGRESS : GSHMEM_TRANSPORT_OK;
   }
 
   // Completes a request as the operation needs: waits for it (blocking), or lets it complete on its
   // own (then quiet's flush covers it). Holds mu_ through `lock`, released while waiting.
   // `pe`: the PE the request is for (-1: every PE, a flush of the worker).
+  // Returns GSHMEM_TRANSPORT_IN_PROGRESS for a request it lets complete on its own, _NO_RESOURCES when
+  // UCX took nothing for lack of resources (the core completes what is outstanding and tries again).
   int finish(ucs_status_ptr_t r, bool wait, int pe, std::unique_lock<std::mutex>& lock, const char* what, char* why,
              size_t len) {
-    if (r == nullptr) return 0;
-    if (UCS_PTR_IS_ERR(r)) return fail(why, len, "%s: %s", what, ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r == nullptr) return GSHMEM_TRANSPORT_OK;
+    if (UCS_PTR_IS_ERR(r)) {
+      if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE) return GSHMEM_TRANSPORT_NO_RESOURCES;
+      return fail(why, len, "%s: %s", what, ucs_status_string(UCS_PTR_STATUS(r)));
+    }
     if (!wait) {
       ucp_request_free(r);
-      return 0;
+      return GSHMEM_TRANSPORT_IN_PROGRESS;
     }
     ucs_status_t s = UCS_INPROGRESS;
     wait_until(
@@ -1013,7 +1027,7 @@ class Ucx {
   uint64_t rma_ticket_ = 0;
   uint64_t verified_ = 0;
   bool any_failed_ = false;
-  int failed_amo_pe_ = -1;      // a PE where an operation that nobody waits for failed
+  int failed_amo_pe_ = -1;  // a PE where an operation that nobody waits for failed
   Kind failed_kind_ = Kind::kAtomic;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "bootstrap/bootstrap.h"
@@ -190,6 +191,25 @@ Status NetworkTransport::add_memory(void* addr, uint64_t bytes, uint64_t offset,
   return GSHMEM_SUCCESS;
 }
 
+template <class Call>
+Status NetworkTransport::issue(const std::string& what, int pe, Call&& call) {
+  char why[512] = "";
+  for (int tries = 1;; ++tries) {
+    why[0] = '\0';
+    const int rc = call(why, sizeof why);
+    if (rc == GSHMEM_TRANSPORT_OK || rc == GSHMEM_TRANSPORT_IN_PROGRESS) return GSHMEM_SUCCESS;
+    if (rc != GSHMEM_TRANSPORT_NO_RESOURCES) return failed(what.c_str(), pe, why);
+    if (tries == kTries) {
+      std::snprintf(why, sizeof why, "the network library stayed out of resources through %d tries, each after a quiet",
+                    kTries);
+      return failed(what.c_str(), pe, why);
+    }
+    GSHMEM_TRACE(kTransport, "%s: %s with PE %d: out of resources, completing what is outstanding first", plugin_.name,
+                 what.c_str(), pe);
+    GSHMEM_CHECK(quiet());
+  }
+}
+
 namespace {
 // The host buffer of a staged put or get takes this much at a time.
 constexpr size_t kStagePiece = 4u << 20;
@@ -200,11 +220,10 @@ Status NetworkTransport::put_staged(int pe, uint64_t offset, const void* src, si
   for (size_t at = 0; at < bytes; at += host.size()) {
     const size_t n = std::min(host.size(), bytes - at);
     GSHMEM_CHECK(local_.copy(host.data(), static_cast<const char*>(src) + at, n));
-    char why[512] = "";
     // Blocking: the host buffer is reused for the next piece (remote completion is still by quiet).
-    if (plugin_.put(&plugin_, pe, offset + at, host.data(), n, 1, why, sizeof why) != 0) {
-      return failed(log::format("a put of %zu bytes", bytes).c_str(), pe, why);
-    }
+    GSHMEM_CHECK(issue(log::format("a put of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+      return plugin_.put(&plugin_, pe, offset + at, host.data(), n, 1, why, len);
+    }));
   }
   return GSHMEM_SUCCESS;
 }
@@ -213,10 +232,9 @@ Status NetworkTransport::get_staged(void* dst, int pe, uint64_t offset, size_t b
   std::vector<char> host(std::min(bytes, kStagePiece));
   for (size_t at = 0; at < bytes; at += host.size()) {
     const size_t n = std::min(host.size(), bytes - at);
-    char why[512] = "";
-    if (plugin_.get(&plugin_, host.data(), pe, offset + at, n, 1, why, sizeof why) != 0) {
-      return failed(log::format("a get of %zu bytes", bytes).c_str(), pe, why);
-    }
+    GSHMEM_CHECK(issue(log::format("a get of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+      return plugin_.get(&plugin_, host.data(), pe, offset + at, n, 1, why, len);
+    }));
     GSHMEM_CHECK(local_.copy(static_cast<char*>(dst) + at, host.data(), n));
   }
   return GSHMEM_SUCCESS;
@@ -226,26 +244,23 @@ Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t by
   // A GPU buffer that the network library cannot read goes through host memory (complete on return: a
   // non-blocking put completes early, which its contract allows).
   if (staged_ && bytes > 0 && local_.on_gpu(src)) return put_staged(pe, offset, src, bytes);
-  char why[512] = "";
-  if (plugin_.put(&plugin_, pe, offset, src, bytes, completion != Completion::kNbi, why, sizeof why) == 0)
-    return GSHMEM_SUCCESS;
-  return failed(log::format("a put of %zu bytes", bytes).c_str(), pe, why);
+  return issue(log::format("a put of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+    return plugin_.put(&plugin_, pe, offset, src, bytes, completion != Completion::kNbi, why, len);
+  });
 }
 
 Status NetworkTransport::get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion) {
   if (staged_ && bytes > 0 && local_.on_gpu(dst)) return get_staged(dst, pe, offset, bytes);
-  char why[512] = "";
-  if (plugin_.get(&plugin_, dst, pe, offset, bytes, completion != Completion::kNbi, why, sizeof why) == 0)
-    return GSHMEM_SUCCESS;
-  return failed(log::format("a get of %zu bytes", bytes).c_str(), pe, why);
+  return issue(log::format("a get of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+    return plugin_.get(&plugin_, dst, pe, offset, bytes, completion != Completion::kNbi, why, len);
+  });
 }
 
 Status NetworkTransport::atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched, Completion completion) {
-  char why[512] = "";
-  if (plugin_.atomic(&plugin_, pe, offset, static_cast<int>(amo.op), amo.bytes, amo.operand, amo.compare, fetched,
-                     completion == Completion::kBlocking ? 1 : 0, why, sizeof why) == 0)
-    return GSHMEM_SUCCESS;
-  return failed(log::format("an atomic of %d bytes", amo.bytes).c_str(), pe, why);
+  return issue(log::format("an atomic of %d bytes", amo.bytes), pe, [&](char* why, size_t len) {
+    return plugin_.atomic(&plugin_, pe, offset, static_cast<int>(amo.op), amo.bytes, amo.operand, amo.compare, fetched,
+                          completion == Completion::kBlocking ? 1 : 0, why, len);
+  });
 }
 
 Status NetworkTransport::fence() {

@@ -94,6 +94,13 @@ class NetworkTransport {
   // job: a sentence to append, or "".
   std::string left_note(int pe) const;
 
+  // Issues a put, get or atomic through `call(why, why_len)` (a plugin call): _OK and _IN_PROGRESS are
+  // issued; _NO_RESOURCES completes what is outstanding (a quiet) and tries again, at most kTries times;
+  // anything else fails with the plugin's reason and `what` (the operation, for the message).
+  template <class Call>
+  Status issue(const std::string& what, int pe, Call&& call);
+  static constexpr int kTries = 64;
+
   // A put or get of this PE's GPU buffer through host buffers, in pieces (staged heaps).
   Status put_staged(int pe, uint64_t offset, const void* src, size_t bytes);
   Status get_staged(void* dst, int pe, uint64_t offset, size_t bytes);

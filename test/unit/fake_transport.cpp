@@ -14,26 +14,43 @@ int fake_add_memory(gshmem_transport_plugin_v1_t*, void*, size_t, uint64_t, int 
   g_state.mem_type = mem_type;
   return 0;
 }
+// The result of an operation that was issued: _IN_PROGRESS for a non-blocking one when asked to.
+int issued(int blocking) {
+  return !blocking && g_state.in_progress ? GSHMEM_TRANSPORT_IN_PROGRESS : GSHMEM_TRANSPORT_OK;
+}
+
+bool out_of_resources() {
+  if (g_state.no_resources <= 0) return false;
+  --g_state.no_resources;
+  return true;
+}
+
 int fake_put(gshmem_transport_plugin_v1_t*, int pe, uint64_t offset, const void* src, size_t bytes, int blocking,
              char* why, size_t len) {
+  if (out_of_resources()) return GSHMEM_TRANSPORT_NO_RESOURCES;
   g_state.calls.push_back({true, pe, offset, src, bytes, blocking});
   if (offset + bytes > g_state.remote.size()) return std::snprintf(why, len, "outside PE 1's heap") > 0;
   std::memcpy(g_state.remote.data() + offset, src, bytes);
-  return 0;
+  return issued(blocking);
 }
 int fake_get(gshmem_transport_plugin_v1_t*, void* dst, int pe, uint64_t offset, size_t bytes, int blocking, char* why,
              size_t len) {
+  if (out_of_resources()) return GSHMEM_TRANSPORT_NO_RESOURCES;
   g_state.calls.push_back({false, pe, offset, dst, bytes, blocking});
   if (offset + bytes > g_state.remote.size()) return std::snprintf(why, len, "outside PE 1's heap") > 0;
   std::memcpy(dst, g_state.remote.data() + offset, bytes);
-  return 0;
+  return issued(blocking);
 }
-int fake_atomic(gshmem_transport_plugin_v1_t*, int, uint64_t, int, int, uint64_t, uint64_t, uint64_t*, int, char*,
-                size_t) {
-  return 0;
+int fake_atomic(gshmem_transport_plugin_v1_t*, int, uint64_t, int, int, uint64_t, uint64_t, uint64_t*, int blocking,
+                char*, size_t) {
+  if (out_of_resources()) return GSHMEM_TRANSPORT_NO_RESOURCES;
+  return issued(blocking);
 }
 int fake_fence(gshmem_transport_plugin_v1_t*, char*, size_t) { return 0; }
-int fake_quiet(gshmem_transport_plugin_v1_t*, char*, size_t) { return 0; }
+int fake_quiet(gshmem_transport_plugin_v1_t*, char*, size_t) {
+  ++g_state.quiets;
+  return 0;
+}
 int fake_finalize(gshmem_transport_plugin_v1_t*) { return 0; }
 
 }  // namespace
@@ -46,6 +63,9 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   g_state.services = *sv;
   g_state.remote.assign(16u << 20, 0);
   g_state.calls.clear();
+  g_state.no_resources = 0;
+  g_state.in_progress = false;
+  g_state.quiets = 0;
   p->abi_version = GSHMEM_TRANSPORT_PLUGIN_ABI;
   p->name = "fake";
   p->caps = 0;

@@ -23,6 +23,11 @@ struct FakeTransportState {
   std::vector<char> remote;  // PE 1's heap
   std::vector<FakeTransportCall> calls;
   int mem_type = -1;  // of the last add_memory
+  // The results of the next puts, gets and atomics: this many return GSHMEM_TRANSPORT_NO_RESOURCES (and
+  // issue nothing) before the others are issued; non-blocking ones return _IN_PROGRESS when set.
+  int no_resources = 0;
+  bool in_progress = false;
+  int quiets = 0;  // quiet calls so far
 };
 
 using FakeTransportStateFn = FakeTransportState* (*)();

@@ -92,6 +92,56 @@ TEST_F(NetworkStaging, PluginWaitsReachTheCore) {
   EXPECT_EQ(waits_[1].what, "the network");  // a plugin that names nothing
 }
 
+// A plugin out of resources (GSHMEM_TRANSPORT_NO_RESOURCES) issued nothing: the core completes what is
+// outstanding and issues the operation again; the data arrives once.
+TEST_F(NetworkStaging, NoResourcesIsIssuedAgainAfterAQuiet) {
+  ASSERT_EQ(net_->add_memory(heap_.data(), heap_.size(), 0, false), GSHMEM_SUCCESS);
+  const char data[24] = "out of resources, twice";
+  fake_->no_resources = 2;
+  ASSERT_EQ(net_->put(1, 4096, data, sizeof data, Completion::kBlocking), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->quiets, 2);
+  ASSERT_EQ(fake_->calls.size(), 1u);
+  EXPECT_EQ(std::memcmp(fake_->remote.data() + 4096, data, sizeof data), 0);
+  char back[24] = {};
+  fake_->no_resources = 1;
+  ASSERT_EQ(net_->get(back, 1, 4096, sizeof back, Completion::kBlocking), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->quiets, 3);
+  EXPECT_EQ(std::memcmp(back, data, sizeof data), 0);
+  fake_->no_resources = 1;
+  EXPECT_EQ(net_->atomic(1, 0, Amo{AmoOp::kAdd, 8, 1, 0}, nullptr), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->quiets, 4);
+}
+
+// A plugin that stays out of resources fails the operation with a reason, after a bounded number of tries.
+TEST_F(NetworkStaging, PersistentNoResourcesFails) {
+  ASSERT_EQ(net_->add_memory(heap_.data(), heap_.size(), 0, false), GSHMEM_SUCCESS);
+  const char data[8] = "never";
+  fake_->no_resources = 1000000;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(net_->put(1, 0, data, sizeof data, Completion::kNbi), GSHMEM_ERROR_SYSTEM);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("a put of 8 bytes with PE 1 failed: the network library stayed out of resources"),
+            std::string::npos)
+      << err;
+  EXPECT_TRUE(fake_->calls.empty());
+  EXPECT_GT(fake_->quiets, 1);
+  EXPECT_LT(fake_->quiets, 1000);
+}
+
+// GSHMEM_TRANSPORT_IN_PROGRESS: a non-blocking operation was issued (complete by quiet), not an error.
+TEST_F(NetworkStaging, InProgressCountsAsIssued) {
+  ASSERT_EQ(net_->add_memory(heap_.data(), heap_.size(), 0, false), GSHMEM_SUCCESS);
+  fake_->in_progress = true;
+  const char data[16] = "issued, pending";
+  EXPECT_EQ(net_->put(1, 128, data, sizeof data, Completion::kNbi), GSHMEM_SUCCESS);
+  char back[16] = {};
+  EXPECT_EQ(net_->get(back, 1, 128, sizeof back, Completion::kNbi), GSHMEM_SUCCESS);
+  EXPECT_EQ(net_->atomic(1, 0, Amo{AmoOp::kAdd, 8, 1, 0}, nullptr, Completion::kNbi), GSHMEM_SUCCESS);
+  EXPECT_EQ(net_->quiet(), GSHMEM_SUCCESS);
+  EXPECT_EQ(std::memcmp(back, data, sizeof data), 0);
+  EXPECT_EQ(fake_->calls.size(), 2u);
+}
+
 TEST_F(NetworkStaging, StagedHeapIsNotRegistered) {
   net_->set_staged(true);
   ASSERT_EQ(net_->add_memory(heap_.data(), heap_.size(), 0, true), GSHMEM_SUCCESS);

@@ -12,8 +12,14 @@
  * operations on this PE's memory complete while the program computes or waits), without spinning a
  * core while nothing arrives.
  *
- * Every call returns 0, or non-zero with a one-line reason in `why` (at most `why_len` bytes with its
- * NUL) that names the network library's own status text; the core adds the PE and the operation.
+ * Every call that returns an int returns one of GSHMEM_TRANSPORT_OK, _IN_PROGRESS, _NO_RESOURCES or
+ * _ERROR. With _ERROR it writes a one-line reason into `why` (at most `why_len` bytes with its NUL)
+ * that names the network library's own status text; the core adds the PE and the operation.
+ * _IN_PROGRESS: a non-blocking put, get or atomic was issued and is not complete yet (quiet completes
+ * it); the core counts it as issued. _NO_RESOURCES: nothing was issued, because the library is out of
+ * resources for now (its send queues, its requests); the core completes what is outstanding (quiet)
+ * and issues the operation again, and fails it after a bounded number of tries. Only put, get and
+ * atomic return those two; connect, add_memory, fence and quiet return _OK or _ERROR.
  *
  * Atomics: where the network library cannot apply an atomic to the target's memory itself (software
  * emulation cannot reach GPU memory), the plugin may carry it in the library's own messages to the
@@ -37,9 +43,16 @@
 extern "C" {
 #endif
 
-/* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory; 5: services.waiting */
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 5
+/* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory; 5: services.waiting; 6: the
+ * results _IN_PROGRESS and _NO_RESOURCES */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 6
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
+
+/* What a call returns. */
+#define GSHMEM_TRANSPORT_OK 0
+#define GSHMEM_TRANSPORT_ERROR 1
+#define GSHMEM_TRANSPORT_IN_PROGRESS 2
+#define GSHMEM_TRANSPORT_NO_RESOURCES 3
 
 /* Where memory given to add_memory lives. */
 #define GSHMEM_TRANSPORT_MEM_HOST 0
