@@ -53,7 +53,7 @@ class HostCollEngine final : public CollEngine {
       : heap_(heap), transports_(transports), wait_(std::move(wait)) {}
 
   Status run(const CollCall& c, const TeamSlot& t, const TeamInfo&, bool, void*, const char* api) override {
-    Ops ops{this, &t, c.team, api, false};
+    Ops ops{this, &t, c.team, api, false, true};
     for (int i = 0; i < t.size; ++i) {
       const PeerPath& path = transports_.path(t.pe(i));
       if (path.kind() == PathKind::kUnreachable) {
@@ -62,6 +62,7 @@ class HostCollEngine final : public CollEngine {
         return GSHMEM_ERROR_NOT_SUPPORTED;
       }
       if (!path.caps().load_store) ops.across = true;
+      if (!path.caps().packets) ops.all_packets = false;
     }
     if (c.op == CollOp::kBarrier || c.op == CollOp::kSync) {
       ops.barrier();
@@ -98,7 +99,8 @@ class HostCollEngine final : public CollEngine {
     const TeamSlot* t;
     int team;
     const char* api;
-    bool across;  // some member's heap is not mapped here
+    bool across;       // some member's heap is not mapped here
+    bool all_packets;  // every member's path lands an 8-byte store whole, data and flag together
     void put(int i, char* dest, const char* src, size_t bytes) {
       // Complete by the barrier that follows every put of the algorithms (its quiet).
       check(e->member(t, i).put(e->offset_of(dest), src, bytes, Completion::kNbi, nullptr), api);
@@ -118,7 +120,7 @@ class HostCollEngine final : public CollEngine {
     int threads() const { return 1; }
     // The flag-in-data packets of ll_algo.h, on the host: 8-byte atomic stores and loads.
     static constexpr bool kPackets = true;
-    bool packets() const { return !across; }
+    bool packets() const { return all_packets; }
     char* heap() const { return e->heap_.base(); }
     void group_sync() const {}
     void ll_store(uint64_t* p, uint64_t word) const { __atomic_store_n(p, word, __ATOMIC_RELAXED); }

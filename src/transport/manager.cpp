@@ -55,14 +55,13 @@ Status TransportManager::open(Bootstrap* boot, SymmetricHeap* heap, const Transp
   for (int pe = 0; pe < n; ++pe) mine[static_cast<size_t>(pe)] = pe != me && heap->peer_base(pe) == nullptr;
   std::vector<unsigned char> all(static_cast<size_t>(n) * static_cast<size_t>(n));
   GSHMEM_CHECK(boot->allgather(mine.data(), all.data(), static_cast<size_t>(n)));
-  reach_.assign(static_cast<size_t>(n), 0);
+  std::vector<unsigned char> reach(static_cast<size_t>(n), 0);  // the PEs this PE reaches through the network
   for (int pe = 0; pe < n; ++pe) {
     const size_t a = static_cast<size_t>(me) * n + pe, b = static_cast<size_t>(pe) * n + me;
-    reach_[static_cast<size_t>(pe)] = pe != me && (all[a] || all[b]);
+    reach[static_cast<size_t>(pe)] = pe != me && (all[a] || all[b]);
   }
-  all_mapped_ = std::none_of(reach_.begin(), reach_.end(), [](unsigned char c) { return c != 0; });
   if (std::none_of(all.begin(), all.end(), [](unsigned char c) { return c != 0; })) return GSHMEM_SUCCESS;
-  return open_network(boot, reach_, all);
+  return open_network(boot, reach, all);
 }
 
 Status TransportManager::open_network(Bootstrap* boot, const std::vector<unsigned char>& reach,

@@ -83,8 +83,6 @@ class TransportManager {
   NetworkTransport* network() const { return network_.get(); }
   // The path to `pe` (0 <= pe < n_pes, once ready()).
   PeerPath& path(int pe) const { return *paths_[static_cast<size_t>(pe)]; }
-  // Whether every PE's heap is mapped here.
-  bool all_mapped() const { return all_mapped_; }
   // Whether every PE is reached, mapped or through the network (the CPU backend runs on without a
   // network transport, and fails the operations on the PEs it cannot reach).
   bool reaches_all() const { return unreachable_ == 0; }
@@ -118,9 +116,7 @@ class TransportManager {
   std::unique_ptr<NetworkTransport> network_;
   std::unique_ptr<StallWatch> network_stall_;  // the network thread's GPU work on the peers' behalf
   std::string no_network_;                     // why PEs that need the network are not reached ("" when none needs it)
-  std::vector<unsigned char> reach_;           // PEs this PE reaches through the network
-  bool all_mapped_ = false;
-  int unreachable_ = 0;  // PEs with no path
+  int unreachable_ = 0;                        // PEs with no path
   StreamPoster poster_;
   std::vector<std::unique_ptr<PeerPath>> paths_;
 };
