@@ -391,6 +391,18 @@ class Ucx {
     return failed_amos(why, len);
   }
 
+  // The core's waiting thread takes what has arrived off the network itself (transport_v1.h: progress):
+  // a peer's put then lands without a hand-over to the progress thread, whose wake-up costs more than
+  // the message on a busy host. Not while another thread holds the worker (it progresses it, or issues).
+  int progress() {
+    waiter_seen_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return 0;
+    bool moved = false;
+    while (ucp_worker_progress(worker_) != 0) moved = true;
+    return moved ? 1 : 0;
+  }
+
   int quiet(char* why, size_t len) {
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t covers = rma_ticket_;
@@ -928,6 +940,14 @@ class Ucx {
     int timeout_ms = kPollMinMs;
     auto last_active = std::chrono::steady_clock::now();
     while (!stop_.load(std::memory_order_acquire)) {
+      if (waiter_active()) {
+        // A thread of the core waits and progresses the worker itself: out of its way (on a host with
+        // fewer cores than threads, a second thread polling the same worker delays every message).
+        timespec ts{0, kStandDown.count() * 1000};
+        pollfd fd{stop_fd_, POLLIN, 0};
+        ppoll(&fd, 1, &ts, nullptr);
+        continue;
+      }
       bool moved = false;
       bool spin = false;
       ucs_status_t s = UCS_OK;
@@ -1003,6 +1023,14 @@ class Ucx {
   static constexpr int kPollMinMs = 1, kPollMaxMs = 100;
   // How long the progress thread polls on after the last event before it sleeps.
   static constexpr std::chrono::microseconds kSpinAfterActivity{50};
+  // How long the progress thread stays out of the way of a core thread that progresses the worker
+  // while it waits (progress()), after that thread's last call.
+  static constexpr std::chrono::microseconds kStandDown{200};
+  bool waiter_active() const {
+    const auto seen = std::chrono::steady_clock::duration(waiter_seen_.load(std::memory_order_relaxed));
+    return std::chrono::steady_clock::now().time_since_epoch() - seen < kStandDown;
+  }
+  std::atomic<std::chrono::steady_clock::rep> waiter_seen_{0};
 
   gshmem_transport_services_v1_t sv_;
   std::mutex mu_;
@@ -1057,6 +1085,7 @@ int ucx_atomic(gshmem_transport_plugin_v1_t* p, int pe, uint64_t offset, int op,
 }
 int ucx_fence(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->fence(why, len); }
 int ucx_quiet(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->quiet(why, len); }
+int ucx_progress(gshmem_transport_plugin_v1_t* p) { return self_of(p)->progress(); }
 int ucx_finalize(gshmem_transport_plugin_v1_t* p) {
   Ucx* self = self_of(p);
   const int rc = self->finalize();
@@ -1091,6 +1120,7 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   p->atomic = ucx_atomic;
   p->fence = ucx_fence;
   p->quiet = ucx_quiet;
+  p->progress = ucx_progress;
   p->finalize = ucx_finalize;
   return 0;
 }

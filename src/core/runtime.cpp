@@ -481,6 +481,10 @@ WaitWatch::Options Runtime::wait_watch_options(const char* api) const {
   o.warn_s = config_.wait_warn;
   o.timeout_s = config_.wait_timeout;
   o.boot = boot_.get();
+  // The CPU backend's waits take the network's messages themselves. (On the GPU backend the network's
+  // progress may copy into GPU memory, which the program's thread may not do while it captures a graph;
+  // the plugin's and the proxy's threads progress it there.)
+  if (backend_ == Backend::kCpu) o.work = transports_.poll_work();
   return o;
 }
 

@@ -69,7 +69,7 @@ void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint
         "%s %llu%s: PE %d made fewer %ss than this PE (a skipped %s, or an early return on some path)",
         unit, seq, of_team.c_str(), pe, unit, reached(), of_team.c_str(), pe, unit, skipped.c_str());
   };
-  HostBackoff backoff;
+  HostBackoff backoff(options.work);
   while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
     if (backoff.pause()) watch.check(describe, stuck);
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -28,6 +29,7 @@ class WaitWatch {
     double timeout_s = 0;  // GSHMEM_WAIT_TIMEOUT (0: never)
     Bootstrap* boot = nullptr;
     log::Subsys subsys = log::kColl;  // of the warning (NVSHMEM_DEBUG_SUBSYS)
+    PollWork work;                    // done at each poll of the wait (the network's progress)
   };
   // Cheap (a clock read): waits that end at once construct one too.
   explicit WaitWatch(const Options& options);

@@ -144,7 +144,8 @@ size_t Waits::wait(const WaitCall& c, const char* api) {
   std::vector<uint64_t> snapshot((total + 7) / 8);
   activity::Scope doing(api, "a wait on this PE's symmetric address 0x%llx",
                         static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.ivars)));
-  WaitWatch watch(rt_.wait_watch_options(api));
+  const WaitWatch::Options options = rt_.wait_watch_options(api);
+  WaitWatch watch(options);
   auto describe = [&] { return ": " + describe_wait(c, snapshot); };
   auto stuck = [&](const std::vector<int>& left) -> std::string {
     // Only another PE can satisfy a wait (or another thread of this one, which NVSHMEM's
@@ -153,7 +154,7 @@ size_t Waits::wait(const WaitCall& c, const char* api) {
     return "every other PE has called nvshmem_finalize and left the job, so nothing can satisfy its wait: " +
            describe_wait(c, snapshot);
   };
-  HostBackoff backoff;
+  HostBackoff backoff(options.work);
   while (true) {
     if (!ok(rt_.transports().memory().read_words(snapshot.data(), c.ivars, total, bytes))) {
       log::fatal("%s: reading the wait variables failed", api);

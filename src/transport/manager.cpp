@@ -230,6 +230,11 @@ Status TransportManager::finalize() {
   return s;
 }
 
+PollWork TransportManager::poll_work() const {
+  if (!network_) return {};
+  return {[](void* net) { return static_cast<NetworkTransport*>(net)->progress(); }, network_.get()};
+}
+
 Status TransportManager::quiet() {
   if (memory_) GSHMEM_CHECK(memory_->quiet());
   return network_ ? network_->quiet() : GSHMEM_SUCCESS;

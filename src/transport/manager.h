@@ -22,6 +22,7 @@
 #include "transport/network.h"
 #include "transport/path.h"
 #include "transport/transport.h"
+#include "util/host_wait.h"
 #include "util/stall_watch.h"
 #include "util/status.h"
 
@@ -89,6 +90,9 @@ class TransportManager {
 
   // Completes every kNbi operation this PE issued before, on every transport.
   Status quiet();
+  // What a thread that polls this PE's memory for a peer's write does at each poll: the network's
+  // progress where some PE is reached through it, else nothing.
+  PollWork poll_work() const;
   // Makes work enqueued on `stream` after the call wait for the memory transport's kNbi operations;
   // those across the network complete now (work queued after the call starts after that).
   Status quiet_on_stream(void* stream);

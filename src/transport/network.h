@@ -82,6 +82,10 @@ class NetworkTransport {
                 Completion completion = Completion::kBlocking);
   Status fence();
   Status quiet();
+  // Takes what has arrived off the network on this thread, without waiting (the plugin's optional
+  // progress, transport_v1.h); whether something moved. For threads that poll this PE's memory for what
+  // a peer writes through the network.
+  bool progress() { return plugin_.progress != nullptr && plugin_.progress(&plugin_) != 0; }
   // Disconnects. Called after a quiet and a barrier of every PE; not collective itself (a PE that
   // skipped a collective must be able to leave, so that the others see it go and say so).
   Status finalize();

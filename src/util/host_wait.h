@@ -8,6 +8,15 @@
 
 namespace gshmem {
 
+// Work that a waiting thread does at each poll: the network's progress where a peer's write may come
+// through the network (TransportManager::poll_work), so that the thread that waits takes the message off
+// the network itself. Returns whether something moved. Empty: nothing to do.
+struct PollWork {
+  bool (*fn)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+  bool operator()() const { return fn != nullptr && fn(ctx); }
+};
+
 // The pause between two polls of a condition that is still false. The first 200 polls follow each
 // other at once, so a wait that ends within microseconds pays nothing for pausing: a sleep, however
 // short, lasts ~50 us or more (Linux's timer slack). Measured on 2 x H200, a host
@@ -18,8 +27,11 @@ namespace gshmem {
 // core under 1% (and sees the wait's end up to 5 ms late).
 class HostBackoff {
  public:
-  // Returns whether it slept: the caller's slower checks (how long it has waited) belong there.
+  explicit HostBackoff(PollWork work = {}) : work_(work) {}
+  // Does the poll's work, then pauses. Returns whether it slept: the caller's slower checks (how long it
+  // has waited) belong there.
   bool pause() {
+    work_();
     const unsigned n = polls_ < ~0u ? polls_++ : polls_;
     if (n < kSpinPolls) return false;
     if (n < kYieldPolls) {
@@ -41,6 +53,7 @@ class HostBackoff {
   static constexpr int kLongSleepUs = 1000;
   static constexpr unsigned kVeryLongWaitPolls = kLongWaitPolls + 1000;  // ~1 s more of 1 ms sleeps
   static constexpr int kVeryLongSleepUs = 5000;
+  PollWork work_;
   unsigned polls_ = 0;
 };
 

@@ -51,6 +51,12 @@ int fake_quiet(gshmem_transport_plugin_v1_t*, char*, size_t) {
   ++g_state.quiets;
   return 0;
 }
+int fake_progress(gshmem_transport_plugin_v1_t*) {
+  ++g_state.progress_calls;
+  if (g_state.progress_moves <= 0) return 0;
+  --g_state.progress_moves;
+  return 1;
+}
 int fake_finalize(gshmem_transport_plugin_v1_t*) { return 0; }
 
 }  // namespace
@@ -66,6 +72,8 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   g_state.no_resources = 0;
   g_state.in_progress = false;
   g_state.quiets = 0;
+  g_state.progress_calls = 0;
+  g_state.progress_moves = 0;
   p->abi_version = GSHMEM_TRANSPORT_PLUGIN_ABI;
   p->name = "fake";
   p->caps = 0;
@@ -77,6 +85,7 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   p->atomic = fake_atomic;
   p->fence = fake_fence;
   p->quiet = fake_quiet;
+  p->progress = g_state.has_progress ? fake_progress : nullptr;
   p->finalize = fake_finalize;
   return 0;
 }

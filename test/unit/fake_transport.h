@@ -28,6 +28,11 @@ struct FakeTransportState {
   int no_resources = 0;
   bool in_progress = false;
   int quiets = 0;  // quiet calls so far
+  // progress: whether the plugin offers it (read by init), its calls so far, and how many of the next
+  // calls report that something moved.
+  bool has_progress = true;
+  int progress_calls = 0;
+  int progress_moves = 0;
 };
 
 using FakeTransportStateFn = FakeTransportState* (*)();

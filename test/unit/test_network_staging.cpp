@@ -13,6 +13,7 @@
 #include "bootstrap/bootstrap.h"
 #include "fake_transport.h"
 #include "transport/network.h"
+#include "util/host_wait.h"
 
 namespace gshmem {
 namespace {
@@ -140,6 +141,44 @@ TEST_F(NetworkStaging, InProgressCountsAsIssued) {
   EXPECT_EQ(net_->quiet(), GSHMEM_SUCCESS);
   EXPECT_EQ(std::memcmp(back, data, sizeof data), 0);
   EXPECT_EQ(fake_->calls.size(), 2u);
+}
+
+// progress (ABI 7): the core's waiting threads take the network's messages themselves through it.
+TEST_F(NetworkStaging, ProgressAsksThePluginAndSaysWhetherSomethingMoved) {
+  fake_->progress_moves = 1;
+  EXPECT_TRUE(net_->progress());
+  EXPECT_FALSE(net_->progress());
+  EXPECT_EQ(fake_->progress_calls, 2);
+}
+
+// A wait's backoff does its work (the network's progress) at every poll, also once it sleeps.
+TEST(HostBackoffWork, EveryPauseDoesTheWork) {
+  int calls = 0;
+  HostBackoff backoff(PollWork{[](void* n) { return ++*static_cast<int*>(n) > 0; }, &calls});
+  int slept = 0;
+  for (int i = 0; i < 2100; ++i) slept += backoff.pause() ? 1 : 0;
+  EXPECT_EQ(calls, 2100);
+  EXPECT_GT(slept, 0);
+}
+
+// progress is optional: a plugin without it is accepted, and asking for progress then does nothing.
+TEST(NetworkProgressOptional, APluginWithoutProgressIsAccepted) {
+  void* lib = dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW);
+  ASSERT_NE(lib, nullptr);
+  auto state = reinterpret_cast<FakeTransportStateFn>(dlsym(lib, FAKE_TRANSPORT_STATE_SYMBOL));
+  ASSERT_NE(state, nullptr);
+  state()->has_progress = false;
+  std::unique_ptr<Bootstrap> boot = make_single_bootstrap();
+  std::unique_ptr<NetworkTransport> net;
+  std::string why;
+  const Status s = NetworkTransport::open(
+      GSHMEM_FAKE_TRANSPORT, boot.get(), {0, 1}, LocalMemory{}, [](int, const char*, double, double) {}, &net, &why);
+  state()->has_progress = true;
+  ASSERT_EQ(s, GSHMEM_SUCCESS) << why;
+  EXPECT_FALSE(net->progress());
+  EXPECT_EQ(state()->progress_calls, 0);
+  net->finalize();
+  dlclose(lib);
 }
 
 TEST_F(NetworkStaging, StagedHeapIsNotRegistered) {

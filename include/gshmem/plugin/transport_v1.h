@@ -44,8 +44,8 @@ extern "C" {
 #endif
 
 /* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory; 5: services.waiting; 6: the
- * results _IN_PROGRESS and _NO_RESOURCES */
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 6
+ * results _IN_PROGRESS and _NO_RESOURCES; 7: progress */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 7
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* What a call returns. */
@@ -143,6 +143,12 @@ struct gshmem_transport_plugin_v1 {
   int (*fence)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
   /* Every operation issued before is complete at its target. */
   int (*quiet)(gshmem_transport_plugin_v1_t *self, char *why, size_t why_len);
+  /* Optional (NULL: the plugin's own progress only). Makes what progress the library can make now, without
+   * waiting, and returns non-zero if something moved. The core calls it from a thread that polls this PE's
+   * memory for what a peer writes through the network (a barrier's flag, a wait on a symmetric variable), so
+   * that the thread which waits takes the peer's message off the network itself instead of waiting for the
+   * plugin's own progress to run. It may return 0 at once when another thread is progressing. */
+  int (*progress)(gshmem_transport_plugin_v1_t *self);
   /* Disconnects and releases everything. The core calls it on every PE after a quiet and a barrier of
    * all PEs, so nothing is outstanding and no PE accesses another's memory any more; it is not
    * collective itself (it must not wait for the peers, which may have finalized already or not yet:
