@@ -70,11 +70,8 @@ struct GridOps : gshmem::dev::detail_coll::DeviceOps<gshmem::Scope::kBlock> {
     const size_t begin = per * blockIdx.x;
     if (begin >= bytes) return;
     const size_t n = bytes - begin < per ? bytes - begin : per;
-    if (gshmem::detail::net_peer(t.pe(i))) {
-      if (threadIdx.x == 0) gshmem::detail::net_put(gshmem::detail::heap_offset(dest + begin), src + begin, n, t.pe(i));
-      return;
-    }
-    gshmem::detail::group_copy<gshmem::Scope::kBlock>(gshmem::dev::peer_address(dest + begin, t.pe(i)), src + begin, n);
+    namespace route = gshmem::detail::route;
+    route::copy<gshmem::Scope::kBlock, route::Dir::kPut, route::Done::kPosted>(dest + begin, src + begin, n, t.pe(i));
   }
   __device__ int rank() const { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
   __device__ int threads() const { return static_cast<int>(gridDim.x * blockDim.x); }
@@ -105,8 +102,7 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
       GridOps ops{{gshmem::dev::detail_team::member_slot(c.team, "a collective")}, c.grid_work == 0};
       // A reduction on a team across the network goes through the team's scratch, in one block (the
       // host checked that the scratch holds an element per member, and planned one launch).
-      if ((c.op == CollOp::kReduce || c.op == CollOp::kReducescatter) &&
-          gshmem::dev::detail_coll::across_network(ops.t)) {
+      if ((c.op == CollOp::kReduce || c.op == CollOp::kReducescatter) && !gshmem::detail::route::all_mapped(ops.t)) {
         gshmem::detail::staged_by_value(ops, ops.t, c.dtype, c.redop, c.op == CollOp::kReducescatter, c.dest, c.src,
                                         c.bytes / gshmem::detail::reduce_type_size(c.dtype));
         break;

@@ -14,10 +14,8 @@
 //    wraps as in two's complement. float and double (the extended types) have only fetch, set and
 //    swap, as in NVSHMEM; the native compare_swap would compare their bits.
 //
-// Through the network proxy (net.cuh), an operation is one request; a fetching one waits for its result.
-// On a load/store peer each operation is one system-scope instruction on the peer's mapped word:
-// red.relaxed.sys (no result: the thread does not wait for the reply) or atom.sys (with result)
-// for the read-modify-writes, ld.relaxed.sys for fetch and st.relaxed.sys for set.
+// Each is one operation of route.cuh (route::amo): on a mapped peer one system-scope instruction on the
+// peer's word, through the network proxy one request (a fetching one waits for its result).
 #pragma once
 
 #if defined(__CUDACC__)
@@ -48,41 +46,36 @@ __device__ __forceinline__ T value(Word<T> w) {
   __builtin_memcpy(&v, &w, sizeof v);
   return v;
 }
-// `pe`'s copy of the word at `dest`.
-template <class T>
-__device__ __forceinline__ Word<T>* target(const T* dest, int pe) {
-  detail_rma::check(dest, sizeof(T), pe);
-  return reinterpret_cast<Word<T>*>(peer_address(dest, pe));
-}
 template <class T>
 inline constexpr bool kArithmetic = std::is_integral_v<T>;
 
-// The operation through the network proxy (a PE this GPU does not map): its result when `fetch`.
-template <class T>
-__device__ __forceinline__ T net(int32_t op, const T* dest, T operand, T compare, bool fetch, int pe) {
-  detail_rma::check(dest, sizeof(T), pe);
-  const uint64_t old = gshmem::detail::net_amo(op, gshmem::detail::heap_offset(dest), sizeof(T), bits(operand),
-                                               bits(compare), fetch, pe);
-  return value<T>(static_cast<Word<T>>(old));
+// Operation Op on `pe`'s copy of `dest`, through its route; the old value when Fetch.
+template <int32_t Op, bool Fetch, class T>
+__device__ __forceinline__ T run(const T* dest, T operand, T compare, int pe) {
+  return value<T>(
+      gshmem::detail::route::amo<Op, Fetch>(reinterpret_cast<const Word<T>*>(dest), bits(operand), bits(compare), pe));
 }
 
 }  // namespace detail_amo
 
-template <class T>
-__device__ __forceinline__ T atomic_fetch_add(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "add needs an integer type");
-  if (gshmem::detail::net_peer(pe)) return detail_amo::net<T>(gshmem::detail::kNetAmoAdd, dest, value, T(), true, pe);
-  return detail_amo::value<T>(atomicAdd_system(detail_amo::target(dest, pe), detail_amo::bits(value)));
-}
-template <class T>
-__device__ __forceinline__ void atomic_add(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "add needs an integer type");
-  if (gshmem::detail::net_peer(pe)) {
-    detail_amo::net<T>(gshmem::detail::kNetAmoAdd, dest, value, T(), false, pe);
-    return;
+// The read-modify-writes of integer types: add, and, or, xor, each with a fetching form.
+#define GSHMEMI_DEFINE_AMO(name, op)                                           \
+  template <class T>                                                           \
+  __device__ __forceinline__ T atomic_fetch_##name(T* dest, T value, int pe) { \
+    static_assert(detail_amo::kArithmetic<T>, #name " needs an integer type"); \
+    return detail_amo::run<gshmem::detail::op, true>(dest, value, T(), pe);    \
+  }                                                                            \
+  template <class T>                                                           \
+  __device__ __forceinline__ void atomic_##name(T* dest, T value, int pe) {    \
+    static_assert(detail_amo::kArithmetic<T>, #name " needs an integer type"); \
+    detail_amo::run<gshmem::detail::op, false>(dest, value, T(), pe);          \
   }
-  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAdd>(detail_amo::target(dest, pe), detail_amo::bits(value));
-}
+GSHMEMI_DEFINE_AMO(add, kNetAmoAdd)
+GSHMEMI_DEFINE_AMO(and, kNetAmoAnd)
+GSHMEMI_DEFINE_AMO(or, kNetAmoOr)
+GSHMEMI_DEFINE_AMO(xor, kNetAmoXor)
+#undef GSHMEMI_DEFINE_AMO
+
 template <class T>
 __device__ __forceinline__ T atomic_fetch_inc(T* dest, int pe) {
   return atomic_fetch_add<T>(dest, T(1), pe);
@@ -94,74 +87,19 @@ __device__ __forceinline__ void atomic_inc(T* dest, int pe) {
 
 template <class T>
 __device__ __forceinline__ T atomic_fetch(const T* dest, int pe) {
-  if (gshmem::detail::net_peer(pe)) return detail_amo::net<T>(gshmem::detail::kNetAmoLoad, dest, T(), T(), true, pe);
-  return detail_amo::value<T>(gshmem::detail::load_relaxed_sys(detail_amo::target(dest, pe)));
+  return detail_amo::run<gshmem::detail::kNetAmoLoad, true>(dest, T(), T(), pe);
 }
 template <class T>
 __device__ __forceinline__ void atomic_set(T* dest, T value, int pe) {
-  if (gshmem::detail::net_peer(pe)) {
-    detail_amo::net<T>(gshmem::detail::kNetAmoStore, dest, value, T(), false, pe);
-    return;
-  }
-  gshmem::detail::store_relaxed_sys(detail_amo::target(dest, pe), detail_amo::bits(value));
+  detail_amo::run<gshmem::detail::kNetAmoStore, false>(dest, value, T(), pe);
 }
 template <class T>
 __device__ __forceinline__ T atomic_swap(T* dest, T value, int pe) {
-  if (gshmem::detail::net_peer(pe)) return detail_amo::net<T>(gshmem::detail::kNetAmoSwap, dest, value, T(), true, pe);
-  return detail_amo::value<T>(atomicExch_system(detail_amo::target(dest, pe), detail_amo::bits(value)));
+  return detail_amo::run<gshmem::detail::kNetAmoSwap, true>(dest, value, T(), pe);
 }
 template <class T>
 __device__ __forceinline__ T atomic_compare_swap(T* dest, T cond, T value, int pe) {
-  if (gshmem::detail::net_peer(pe))
-    return detail_amo::net<T>(gshmem::detail::kNetAmoCompareSwap, dest, value, cond, true, pe);
-  return detail_amo::value<T>(
-      atomicCAS_system(detail_amo::target(dest, pe), detail_amo::bits(cond), detail_amo::bits(value)));
-}
-
-template <class T>
-__device__ __forceinline__ T atomic_fetch_and(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "and needs an integer type");
-  if (gshmem::detail::net_peer(pe)) return detail_amo::net<T>(gshmem::detail::kNetAmoAnd, dest, value, T(), true, pe);
-  return detail_amo::value<T>(atomicAnd_system(detail_amo::target(dest, pe), detail_amo::bits(value)));
-}
-template <class T>
-__device__ __forceinline__ void atomic_and(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "and needs an integer type");
-  if (gshmem::detail::net_peer(pe)) {
-    detail_amo::net<T>(gshmem::detail::kNetAmoAnd, dest, value, T(), false, pe);
-    return;
-  }
-  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAnd>(detail_amo::target(dest, pe), detail_amo::bits(value));
-}
-template <class T>
-__device__ __forceinline__ T atomic_fetch_or(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "or needs an integer type");
-  if (gshmem::detail::net_peer(pe)) return detail_amo::net<T>(gshmem::detail::kNetAmoOr, dest, value, T(), true, pe);
-  return detail_amo::value<T>(atomicOr_system(detail_amo::target(dest, pe), detail_amo::bits(value)));
-}
-template <class T>
-__device__ __forceinline__ void atomic_or(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "or needs an integer type");
-  if (gshmem::detail::net_peer(pe)) {
-    detail_amo::net<T>(gshmem::detail::kNetAmoOr, dest, value, T(), false, pe);
-    return;
-  }
-  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kOr>(detail_amo::target(dest, pe), detail_amo::bits(value));
-}
-template <class T>
-__device__ __forceinline__ T atomic_fetch_xor(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "xor needs an integer type");
-  if (gshmem::detail::net_peer(pe)) return detail_amo::net<T>(gshmem::detail::kNetAmoXor, dest, value, T(), true, pe);
-  return detail_amo::value<T>(atomicXor_system(detail_amo::target(dest, pe), detail_amo::bits(value)));
-}
-template <class T>
-__device__ __forceinline__ void atomic_xor(T* dest, T value, int pe) {
-  static_assert(detail_amo::kArithmetic<T>, "xor needs an integer type");
-  if (gshmem::detail::net_peer(pe)) {
-    detail_amo::net<T>(gshmem::detail::kNetAmoXor, dest, value, T(), false, pe);
-    return;
-  }
-  gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kXor>(detail_amo::target(dest, pe), detail_amo::bits(value));
+  return detail_amo::run<gshmem::detail::kNetAmoCompareSwap, true>(dest, value, cond, pe);
 }
 
 }  // namespace dev

@@ -42,15 +42,6 @@ __device__ __forceinline__ T load_cg(const T* p) {
   return v;
 }
 
-// Whether some member of `t` is reached through the network proxy (net.cuh).
-__device__ __forceinline__ bool across_network(const gshmem::detail::TeamSlot& t) {
-  if (gshmem::detail::state().net_ring == nullptr) return false;
-  for (int i = 0; i < t.size; ++i) {
-    if (gshmem::detail::net_peer(t.pe(i))) return true;
-  }
-  return false;
-}
-
 // The memory operations of the collective algorithms (coll_algo.h, reduce_algo.h) for a group of
 // scope S: copies into and loads from the members' mapped heaps, and the team's sync and barrier. A
 // copy to a member across the network is one request of the group's first thread, completed by the
@@ -60,13 +51,8 @@ template <Scope S>
 struct DeviceOps {
   const gshmem::detail::TeamSlot& t;
   __device__ __forceinline__ void put(int i, char* dest, const char* src, size_t bytes) const {
-    if (gshmem::detail::net_peer(t.pe(i))) {
-      if (gshmem::detail::group_rank<S>() == 0 && bytes > 0) {
-        gshmem::detail::net_put(gshmem::detail::heap_offset(dest), src, bytes, t.pe(i));
-      }
-      return;
-    }
-    gshmem::detail::group_copy<S>(peer_address(dest, t.pe(i)), src, bytes);
+    gshmem::detail::route::copy<S, gshmem::detail::route::Dir::kPut, gshmem::detail::route::Done::kPosted>(
+        dest, src, bytes, t.pe(i));
   }
   template <class T>
   __device__ __forceinline__ T* peer(int i, T* p) const {
@@ -83,7 +69,7 @@ struct DeviceOps {
   // The flag-in-data packets of detail/ll_algo.h: one 8-byte store each, polled with relaxed loads
   // (the data travels in the word that is polled, so no fence orders it).
   static constexpr bool kPackets = true;
-  __device__ __forceinline__ bool packets() const { return !across_network(t); }
+  __device__ __forceinline__ bool packets() const { return gshmem::detail::route::all_mapped(t); }
   __device__ __forceinline__ char* heap() const { return gshmem::detail::state().heap_base; }
   __device__ __forceinline__ void group_sync() const { gshmem::detail::group_sync<S>(); }
   __device__ __forceinline__ void ll_store(uint64_t* p, uint64_t word) const {

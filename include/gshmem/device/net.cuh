@@ -3,9 +3,9 @@
 // served in order by the network proxy, a host thread of this PE that issues it through the network
 // transport (src/transport/net_proxy.h).
 //
+// Which PEs are reached this way is decided in one place, route.cuh (route::to).
+//
 // Contracts:
-//  - net_peer(pe): whether `pe` is reached this way. When every PE is mapped (no ring) it costs one
-//    constant-cache load, so the load/store paths keep their speed.
 //  - One thread posts a request; a group (warp, block) posts one request for its whole copy.
 //  - Requests are issued in ticket order; the network orders nothing between two of them unless a
 //    fence request lies between (put_signal posts one between its data and its signal).
@@ -27,13 +27,6 @@
 
 namespace gshmem {
 namespace detail {
-
-__device__ __forceinline__ bool net_peer(int pe) {
-  const DeviceState& st = state();
-  if (st.net_ring == nullptr) return false;
-  if (static_cast<unsigned>(pe - st.window_first) < static_cast<unsigned>(st.window_count)) return false;
-  return __ldg(reinterpret_cast<const unsigned long long*>(st.peer_base) + pe) == 0;
-}
 
 // The offset of symmetric address `sym` in every PE's heap.
 __device__ __forceinline__ uint64_t heap_offset(const void* sym) {

@@ -51,7 +51,7 @@ static __device__ __noinline__ void scratch_too_small(const char* api, int membe
 // member is reached through the network. Ends the kernel with a message when the scratch cannot hold
 // one element of `elem` bytes per member.
 __device__ __forceinline__ bool staged(const gshmem::detail::TeamSlot& t, size_t elem, const char* api) {
-  if (!detail_coll::across_network(t)) return false;
+  if (gshmem::detail::route::all_mapped(t)) return false;
   if (gshmem::detail::staged_elements(t, elem) == 0) {
     scratch_too_small(api, t.size, t.scratch_bytes, static_cast<unsigned>(elem));
   }

@@ -34,37 +34,8 @@
 
 namespace gshmem {
 namespace dev {
-namespace detail_signal {
-
-static __device__ __noinline__ void bad_signal_op(int sig_op) {
-  printf("gshmem: signal operation %d is not NVSHMEM_SIGNAL_SET (%d) or NVSHMEM_SIGNAL_ADD (%d)\n", sig_op,
-         GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
-  __trap();
-}
-
-// The signal update itself, relaxed, on `pe`'s copy of `sig_addr`.
-__device__ __forceinline__ void update(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
-  detail_rma::check(sig_addr, sizeof(uint64_t), pe);
-  if (gshmem::detail::net_peer(pe)) {
-    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) bad_signal_op(sig_op);
-    gshmem::detail::net_amo(sig_op == GSHMEM_SIGNAL_SET ? gshmem::detail::kNetAmoStore : gshmem::detail::kNetAmoAdd,
-                            gshmem::detail::heap_offset(sig_addr), 8, signal, 0, false, pe);
-    return;
-  }
-  uint64_t* remote = reinterpret_cast<uint64_t*>(peer_address(sig_addr, pe));
-  if (sig_op == GSHMEM_SIGNAL_SET) {
-    gshmem::detail::store_relaxed_sys(remote, signal);
-  } else if (sig_op == GSHMEM_SIGNAL_ADD) {
-    gshmem::detail::red_relaxed_sys<gshmem::detail::RedOp::kAdd>(remote, signal);
-  } else {
-    bad_signal_op(sig_op);
-  }
-}
-
-}  // namespace detail_signal
-
 __device__ __forceinline__ void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
-  detail_signal::update(sig_addr, signal, sig_op, pe);
+  gshmem::detail::route::signal(sig_addr, signal, sig_op, pe);
 }
 
 __device__ __forceinline__ uint64_t signal_fetch(const uint64_t* sig_addr) {
@@ -79,46 +50,17 @@ __device__ __forceinline__ uint64_t signal_wait_until(const uint64_t* sig_addr, 
   return v;
 }
 
-namespace detail_signal {
-// Through the network proxy: the data, a fence request, the signal; the blocking form then waits for
-// all three (its source may be reused on return).
-template <Scope S>
-__device__ __forceinline__ void net_put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
-                                               uint64_t signal, int sig_op, int pe, bool wait) {
-  gshmem::detail::group_sync<S>();
-  if (gshmem::detail::group_rank<S>() == 0) {
-    detail_rma::check(dest, bytes, pe);
-    if (bytes > 0) gshmem::detail::net_put(gshmem::detail::heap_offset(dest), source, bytes, pe);
-    gshmem::detail::net_fence();
-    update(sig_addr, signal, sig_op, pe);
-    if (wait)
-      gshmem::detail::net_wait_completed(gshmem::detail::load_relaxed_sys(gshmem::detail::state().net_counters));
-  }
-  gshmem::detail::group_sync<S>();
-}
-}  // namespace detail_signal
-
-// Data (a blocking put, which ends with the group barrier), then signal. The group's copies are
-// ordered before the signal by that barrier, and the barrier's effects are made visible at system
-// scope by the release fence before the signal.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                               uint64_t signal, int sig_op, int pe) {
-  if (gshmem::detail::net_peer(pe))
-    return detail_signal::net_put_signal<S>(dest, source, bytes, sig_addr, signal, sig_op, pe, true);
-  putmem<S>(dest, source, bytes, pe);
-  if (gshmem::detail::group_rank<S>() == 0) {
-    gshmem::detail::fence_acq_rel_sys();
-    detail_signal::update(sig_addr, signal, sig_op, pe);
-  }
-  gshmem::detail::group_sync<S>();
+  gshmem::detail::route::put_signal<S, gshmem::detail::route::Done::kBlocking>(dest, source, bytes, sig_addr, signal,
+                                                                               sig_op, pe);
 }
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void putmem_signal_nbi(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                                   uint64_t signal, int sig_op, int pe) {
-  if (gshmem::detail::net_peer(pe))
-    return detail_signal::net_put_signal<S>(dest, source, bytes, sig_addr, signal, sig_op, pe, false);
-  putmem_signal<S>(dest, source, bytes, sig_addr, signal, sig_op, pe);
+  gshmem::detail::route::put_signal<S, gshmem::detail::route::Done::kNbi>(dest, source, bytes, sig_addr, signal, sig_op,
+                                                                          pe);
 }
 template <Scope S = Scope::kThread, class T>
 __device__ __forceinline__ void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,

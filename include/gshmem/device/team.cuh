@@ -74,11 +74,7 @@ struct TeamFlags {
   char* heap;
   __device__ __forceinline__ void arrive(int i, uint64_t seq) const {
     char* slot = heap + t.sync_of[i] + static_cast<uint64_t>(t.my_index) * 8;
-    if (gshmem::detail::net_peer(t.pe(i))) {
-      gshmem::detail::net_flag(reinterpret_cast<uint64_t*>(slot), seq, t.pe(i));
-      return;
-    }
-    gshmem::detail::store_release_sys(reinterpret_cast<uint64_t*>(peer_address(slot, t.pe(i))), seq);
+    gshmem::detail::route::flag(reinterpret_cast<uint64_t*>(slot), seq, t.pe(i));
   }
   __device__ __forceinline__ void wait(int i, uint64_t seq) const {
     gshmem::detail::wait_at_least(reinterpret_cast<const uint64_t*>(heap + t.sync) + i, seq);
