@@ -6,6 +6,7 @@
 
 #include "coll/gathered.h"
 #include "gshmem/detail/flag_barrier.h"
+#include "gshmem/detail/ll_algo.h"
 #include "heap/symmetric_heap.h"
 #include "team/teams.h"
 #include "transport/manager.h"
@@ -43,10 +44,11 @@ const char* op_name(CollOp op) {
 // across the network).
 //
 // A team with a member that is not mapped here sends no packets (a packet's flag and data must land as
-// one store, which a network put does not promise) and reduces in two steps: every member gets every
-// member's source (its block, for reduce-scatter) between two syncs, then combines them itself in team
-// order (combine_by_value): the same elements, in the same order, as the one-pass algorithm, so the
-// results are bit-identical to it.
+// one store, which a network put does not promise): its small collectives send messages in the packets'
+// slots instead (ll_algo.h: the data, a fence, a flag; PeerPath::put_flagged), and its larger reductions
+// go in two steps: every member gets every member's source (its block, for reduce-scatter) between two
+// syncs, then combines them itself in team order (combine_by_value). Either way the members' values are
+// combined in team order, as in the one-pass algorithm, so the results are bit-identical to it.
 class HostCollEngine final : public CollEngine {
  public:
   HostCollEngine(const SymmetricHeap& heap, TransportManager& transports, FlagWait wait)
@@ -68,7 +70,9 @@ class HostCollEngine final : public CollEngine {
       ops.barrier();
       return GSHMEM_SUCCESS;
     }
-    if (ops.across && (c.op == CollOp::kReduce || c.op == CollOp::kReducescatter)) return gathered_reduce(ops, t, c);
+    if (ops.across && (c.op == CollOp::kReduce || c.op == CollOp::kReducescatter) && !detail::use_ll(t, c.bytes)) {
+      return gathered_reduce(ops, t, c);
+    }
     return run_data_collective(ops, t, c) ? GSHMEM_SUCCESS : GSHMEM_ERROR_INVALID_VALUE;
   }
 
@@ -118,9 +122,20 @@ class HostCollEngine final : public CollEngine {
     }
     int rank() const { return 0; }
     int threads() const { return 1; }
-    // The flag-in-data packets of ll_algo.h, on the host: 8-byte atomic stores and loads.
+    // The flag-in-data packets of ll_algo.h, on the host: 8-byte atomic stores and loads; where some
+    // member's path does not land them whole, messages through the paths.
     static constexpr bool kPackets = true;
-    bool packets() const { return all_packets; }
+    static constexpr bool kMessages = true;
+    bool packets() const { return true; }
+    bool messages() const { return !all_packets; }
+    void ll_message(int i, uint64_t* data, const char* src, size_t bytes, uint64_t* flag_word, uint64_t flag) const {
+      check(e->member(t, i).put_flagged(e->offset_of(data), src, bytes, e->offset_of(flag_word), flag), api);
+    }
+    void ll_message_wait(const uint64_t* p, uint64_t flag, int k) const {
+      if (__atomic_load_n(p, __ATOMIC_ACQUIRE) >= flag) return;
+      e->wait_(p, flag, team, t->pe(k), false, api);
+      std::atomic_thread_fence(std::memory_order_acquire);
+    }
     char* heap() const { return e->heap_.base(); }
     void group_sync() const {}
     void ll_store(uint64_t* p, uint64_t word) const { __atomic_store_n(p, word, __ATOMIC_RELAXED); }

@@ -76,6 +76,11 @@ class PeerPath {
   // A barrier's arrival: `value` into the 8-byte flag at `offset`, which only this PE writes and which
   // only grows. Visible to the peer promptly; complete (for a later quiet) like a put.
   virtual Status store_flag(uint64_t offset, uint64_t value) = 0;
+  // A message: `bytes` from `src` (reusable on return) to `offset`, then `flag` into the 8-byte word at
+  // `flag_offset` as store_flag does (one writer, only grows). A peer that sees the flag sees the data.
+  // Complete (for a later quiet) like a put. The small collectives across the network send these
+  // (ll_algo.h, LLRound's messages): one one-way trip, where a put, a quiet and a barrier take three.
+  virtual Status put_flagged(uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag) = 0;
 
  private:
   const int pe_;

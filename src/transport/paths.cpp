@@ -55,6 +55,11 @@ class MappedPath final : public PeerPath {
   Status store_flag(uint64_t offset, uint64_t value) override {
     return memory_.atomic(at(offset), Amo{AmoOp::kStore, 8, value, 0}, nullptr, Completion::kBlocking, nullptr);
   }
+  Status put_flagged(uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag) override {
+    // The flag's store is a release after the copy completed.
+    if (bytes > 0) GSHMEM_CHECK(memory_.copy(at(offset), src, bytes, Completion::kBlocking, nullptr));
+    return store_flag(flag_offset, flag);
+  }
 
  private:
   char* at(uint64_t offset) const { return base_ + offset; }
@@ -142,6 +147,14 @@ class NetworkPath final : public PeerPath {
     // atomics in software need the target's progress for them, and cannot apply them to GPU memory).
     return net_.put(pe(), offset, &value, sizeof value, Completion::kBlocking);
   }
+  Status put_flagged(uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag) override {
+    // The data, a fence (which keeps the flag behind the data at the target), the flag.
+    if (bytes > 0) {
+      GSHMEM_CHECK(net_.put(pe(), offset, src, bytes, Completion::kBlocking));
+      GSHMEM_CHECK(net_.fence());
+    }
+    return store_flag(flag_offset, flag);
+  }
 
  private:
   NetStreamCall call(NetStreamCall::Kind kind, uint64_t offset, const void* local, size_t bytes) const {
@@ -201,6 +214,7 @@ class UnreachablePath final : public PeerPath {
   Status put_signal(uint64_t, const void*, size_t, uint64_t, const Amo&, Completion, void*) override { return kFails; }
   Status read(void*, uint64_t, size_t) override { return kFails; }
   Status store_flag(uint64_t, uint64_t) override { return kFails; }
+  Status put_flagged(uint64_t, const void*, size_t, uint64_t, uint64_t) override { return kFails; }
 
  private:
   static constexpr Status kFails = GSHMEM_ERROR_NOT_SUPPORTED;

@@ -15,12 +15,26 @@
 // collectives (TeamSlot::ll_period) the members reset their packets to zero between two team syncs,
 // and flags start again from 1.
 //
+// Messages: where some member's path does not land an 8-byte store whole (a network put), the same
+// slots carry messages instead (Ops::kMessages and ops.messages(), the same on every member): slot
+// [buffer][k] holds member k's bytes from its start and, in its last word, the flag, which the sender
+// stores after the data through its path (ops.ll_message: the data, a fence, the flag). A receiver waits
+// for the flag once, then reads the bytes. Still one one-way trip; the buffers, flags and resets are
+// the packets' own.
+//
 // The caller provides, beyond the collective operations (coll_algo.h, reduce_algo.h):
 //   ops.heap()                 this PE's heap base (sync areas are at t.sync and t.sync_of[k] from it)
 //   ops.group_sync()           a sync of the group's threads (their stores seen by each other)
 //   ops.ll_store(p, word)      one 8-byte store to a packet of a member's area (p from ops.peer)
 //   ops.ll_wait(p, target, k)  waits until the packet *p (this PE's, from member k) is >= target,
 //                              returns it
+//   Ops::kMessages             whether the messages below exist; if true:
+//   ops.messages()             whether this team sends messages instead of packets
+//   ops.ll_message(i, data, src, bytes, flag_word, flag)  `bytes` from src to `data`, then `flag` into
+//                              `flag_word` (both in member i's area, given as the same offsets in this
+//                              PE's heap), the flag seen after the data; src reusable on return
+//   ops.ll_message_wait(p, flag, k)  waits until *p (this PE's flag word from member k) is >= flag, with
+//                              acquire semantics (what the sender put before is then visible)
 #ifndef GSHMEM_DETAIL_LL_ALGO_H_
 #define GSHMEM_DETAIL_LL_ALGO_H_
 
@@ -92,6 +106,15 @@ struct LLRound {
   // Member i's sync area is at its own offset (t.sync_of[i]) in its heap.
   GSHMEMI_LL_FN void send(int i, const char* src, size_t bytes) {
     uint64_t* theirs = reinterpret_cast<uint64_t*>(heap + t.sync_of[i] + packets_at);
+    if constexpr (Ops::kMessages) {
+      if (ops.messages()) {
+        if (ops.rank() == 0) {
+          ops.ll_message(i, theirs + index(t.my_index, 0), src, bytes, theirs + index(t.my_index, kLLPackets - 1),
+                         flag);
+        }
+        return;
+      }
+    }
     uint64_t* to = ops.peer(i, theirs + index(t.my_index, 0));
     const size_t n = (bytes + 3) / 4;
     for (size_t p = static_cast<size_t>(ops.rank()); p < n; p += static_cast<size_t>(ops.threads())) {
@@ -102,8 +125,17 @@ struct LLRound {
     }
   }
 
-  // The 4 data bytes of packet p from member k (waiting for it).
+  // The 4 data bytes of packet p from member k (waiting for it; in a message, bytes 4p to 4p + 3).
   GSHMEMI_LL_FN uint32_t packet(int k, size_t p) {
+    if constexpr (Ops::kMessages) {
+      if (ops.messages()) {
+        const uint64_t* slot = packets + index(k, 0);
+        ops.ll_message_wait(slot + kLLPackets - 1, flag, k);
+        uint32_t data;
+        memcpy(&data, reinterpret_cast<const char*>(slot) + p * 4, 4);
+        return data;
+      }
+    }
     const uint64_t w = ops.ll_wait(packets + index(k, p), static_cast<uint64_t>(flag) << 32, k);
     return static_cast<uint32_t>(w);
   }

@@ -69,6 +69,7 @@ struct DeviceOps {
   // The flag-in-data packets of detail/ll_algo.h: one 8-byte store each, polled with relaxed loads
   // (the data travels in the word that is polled, so no fence orders it).
   static constexpr bool kPackets = true;
+  static constexpr bool kMessages = false;  // a team with a member across the network uses no packets
   __device__ __forceinline__ bool packets() const { return gshmem::detail::route::all_mapped(t); }
   __device__ __forceinline__ char* heap() const { return gshmem::detail::state().heap_base; }
   __device__ __forceinline__ void group_sync() const { gshmem::detail::group_sync<S>(); }
