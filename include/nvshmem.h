@@ -4,5 +4,8 @@
 #define NVSHMEM_H_GSHMEM_
 
 #include "gshmem/compat/nvshmem_api.h"
+/* NVSHMEM's umbrella headers bring in its error codes and error-check macros, which programs (its own
+ * perftests' helpers among them) use after including only nvshmem.h and nvshmemx.h. */
+#include "non_abi/nvshmemx_error.h"
 
 #endif
