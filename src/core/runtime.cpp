@@ -273,6 +273,7 @@ TransportHooks Runtime::transport_hooks() {
   // network, one in nvshmem_quiet among them): its current context is put back.
   h.on_gpu_thread = [this](const std::function<Status()>& f) {
     if (!gpu_) return backend_ == Backend::kGpu ? GSHMEM_ERROR_INVALID_VALUE : f();
+#ifdef GSHMEM_HAVE_CUDA
     CUcontext was = nullptr;
     cu().cuCtxGetCurrent(&was);
     gpu_->make_current();
@@ -282,6 +283,9 @@ TransportHooks Runtime::transport_hooks() {
     cu().cuThreadExchangeStreamCaptureMode(&mode);
     cu().cuCtxSetCurrent(was);
     return s;
+#else
+    return GSHMEM_ERROR_INVALID_VALUE;  // a build without CUDA has no GPU resources (gpu_ stays empty)
+#endif
   };
   h.waiting = [this](int pe, const char* what, double waited_s, double last_s) {
     const std::string api =

@@ -188,7 +188,11 @@ LocalMemory TransportManager::local_memory() {
     });
   };
   const bool gpu = options_.gpu;
+#ifdef GSHMEM_HAVE_CUDA
   local.on_gpu = [gpu](const void* p) { return gpu && cuda_device_memory(p); };
+#else
+  local.on_gpu = [gpu](const void*) { return gpu && false; };  // a build without CUDA has no GPU memory
+#endif
   local.copy = [this, on_gpu_thread](void* dst, const void* src, size_t bytes) {
     if (!memory_) return GSHMEM_ERROR_INVALID_VALUE;
     // Mostly the network proxy's, for this PE's kernels, whose quiet waits for it.
@@ -301,6 +305,7 @@ void TransportManager::log_routes() const {
 }
 
 void TransportManager::warn_if_lazy_loading() {
+#ifdef GSHMEM_HAVE_CUDA
   CUmoduleLoadingMode mode = CU_MODULE_EAGER_LOADING;
   if (cu().cuModuleGetLoadingMode(&mode) != CUDA_SUCCESS || mode != CU_MODULE_LAZY_LOADING) return;
   const char* set = std::getenv("CUDA_MODULE_LOADING");
@@ -310,6 +315,7 @@ void TransportManager::warn_if_lazy_loading() {
               "peer's data needs this PE's network thread to get it onto the GPU. Set CUDA_MODULE_LOADING=EAGER when "
               "GPUs reach each other through the network (gshmrun does, unless it is set; docs/network.md)",
               set ? set : "unset: CUDA's default");
+#endif  // a build without CUDA loads no kernels
 }
 
 }  // namespace gshmem
