@@ -187,11 +187,11 @@ LocalMemory TransportManager::local_memory() {
                      : memory_->copy(host, at, bytes, Completion::kBlocking, nullptr);
     });
   };
-  const bool gpu = options_.gpu;
 #ifdef GSHMEM_HAVE_CUDA
+  const bool gpu = options_.gpu;
   local.on_gpu = [gpu](const void* p) { return gpu && cuda_device_memory(p); };
 #else
-  local.on_gpu = [gpu](const void*) { return gpu && false; };  // a build without CUDA has no GPU memory
+  local.on_gpu = [](const void*) { return false; };  // a build without CUDA has no GPU memory
 #endif
   local.copy = [this, on_gpu_thread](void* dst, const void* src, size_t bytes) {
     if (!memory_) return GSHMEM_ERROR_INVALID_VALUE;
