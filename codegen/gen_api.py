@@ -130,6 +130,9 @@ PLAIN = [
      "Completes every put, get and atomic this PE (host) or thread (device) issued."),
     ("void", "nvshmem_fence", "void", "both", "gshmem::compat::fence()", "gshmem::dev::fence()",
      "Orders this PE's puts and atomics to each PE."),
+    ("void", "nvshmemx_flush", "void", "both", "gshmem::compat::flush()", "gshmem::dev::flush<" + THREAD + ">()",
+     "The source buffers of the puts this PE (host) or thread (device) issued before may be reused; their arrival "
+     "is not promised (nvshmem_quiet promises it)."),
     ("void", "nvshmem_barrier_all", "void", "both", "gshmem::compat::barrier_all()",
      "gshmem::dev::barrier_all<" + THREAD + ">()",
      "Quiet, then wait until every PE has arrived (collective)."),
@@ -138,6 +141,21 @@ PLAIN = [
      "Wait until every PE has arrived (collective), without completing earlier puts first."),
     ("void", "nvshmemx_quiet_on_stream", "cudaStream_t stream", "host", "gshmem::compat::quiet_on_stream(stream)",
      None, "Work enqueued on `stream` after this waits for this PE's non-blocking host operations."),
+    ("void", "nvshmemx_flush_on_stream", "cudaStream_t stream", "host", "gshmem::compat::flush_on_stream(stream)",
+     None, "nvshmemx_flush, ordered on `stream`."),
+    ("int", "nvshmemx_region_start", "nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs", "host",
+     "return gshmem::compat::region_start(handle, attrs)", None,
+     "Starts this PE's RMA region (no nesting) with the hints of `attrs` (NULL: none); its handle into *handle. "
+     "0, or NVSHMEMX_ERROR_INVALID_VALUE."),
+    ("int", "nvshmemx_region_stop", "nvshmemx_region_handle_t handle", "host",
+     "return gshmem::compat::region_stop(handle)", None,
+     "Ends the active region (not a quiet). 0, or NVSHMEMX_ERROR_INVALID_VALUE for another handle or none active."),
+    ("int", "nvshmemx_region_is_active", "uint32_t hints, int *active", "both",
+     "return gshmem::compat::region_is_active(hints, active)", "return gshmem::dev::region_is_active(hints, active)",
+     "*active = 1 if this PE's (host) or block's (device) region is active with every hint of `hints`, else 0."),
+    ("void", "nvshmemx_signal_counted_reset", "uint64_t *signal_addr", "both",
+     "gshmem::compat::signal_counted_reset(signal_addr)", "gshmem::dev::signal_counted_reset(signal_addr)",
+     "Sets this PE's copy of a counted write's counter to 0."),
     ("void", "nvshmemx_barrier_all_on_stream", "cudaStream_t stream", "host",
      "gshmem::compat::barrier_all_on_stream(stream)", None, "nvshmem_barrier_all, ordered on `stream`."),
     ("void", "nvshmemx_sync_all_on_stream", "cudaStream_t stream", "host",
@@ -215,6 +233,25 @@ PLAIN = [
 
 # Device-only plain names (scoped forms of plain operations).
 DEVICE_ONLY_PLAIN = [
+    ("int", "nvshmemx_region_start_block", "nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs",
+     "return gshmem::dev::region_start<gshmem::Scope::kBlock>(handle, attrs ? attrs->hints : 0u)",
+     "Starts the block's RMA region (collective over the block); nvshmemx_region_start's codes."),
+    ("int", "nvshmemx_region_stop_block", "nvshmemx_region_handle_t handle",
+     "return gshmem::dev::region_stop<gshmem::Scope::kBlock>(handle)", "Ends the block's RMA region (collective)."),
+    ("uint64_t", "nvshmemx_signal_counted_load", "const uint64_t *signal_addr",
+     "return gshmem::dev::signal_counted_load(signal_addr)", "This PE's counter of counted writes (an acquire)."),
+    ("void", "nvshmemx_signal_counted_wait_until", "const uint64_t *signal_addr, uint64_t expected",
+     "gshmem::dev::signal_counted_wait_until(signal_addr, expected)",
+     "Waits until this PE's counter reaches `expected` (modulo 2^64: wraps are allowed)."),
+    ("int", "nvshmemx_putmem_signal_counted_nbi_block",
+     "void *dest, const void *source, size_t bytes, uint64_t *signal_addr, int pe",
+     "return gshmem::dev::putmem_signal_counted_nbi<gshmem::Scope::kBlock>(dest, source, bytes, signal_addr, pe)",
+     "The block's bytes to `pe`, then `bytes` added to its counter; 0 or NVSHMEMX_ERROR_INVALID_VALUE. The source "
+     "may be reused on return."),
+    ("void", "nvshmemx_flush_warp", "void", "gshmem::dev::flush<gshmem::Scope::kWarp>()",
+     "nvshmemx_flush by all threads of a warp."),
+    ("void", "nvshmemx_flush_block", "void", "gshmem::dev::flush<gshmem::Scope::kBlock>()",
+     "nvshmemx_flush by all threads of a block."),
     ("void", "nvshmemx_barrier_all_warp", "void", "gshmem::dev::barrier_all<gshmem::Scope::kWarp>()",
      "nvshmem_barrier_all by all threads of a warp."),
     ("void", "nvshmemx_barrier_all_block", "void", "gshmem::dev::barrier_all<gshmem::Scope::kBlock>()",
@@ -430,7 +467,19 @@ def atomic_entries(types):
                 host = (f"{r}gshmem::compat::atomic<{c}>(gshmem::AmoOp::{host_op}, dest, {operand.format(c=c)}, "
                         f"{compare.format(c=c)}, {'true' if fetch else 'false'}, pe, __func__)")
             out.append(entry(ret, f"nvshmem_{n}_atomic_{op}", params, "both", host,
-                             f"{r}gshmem::dev::atomic_{op}<{c}>({args})"))
+                             f"{r}gshmem::dev::atomic_{op}<{c}>({args})", "FP16" in t["classes"]))
+    # The floating-point adds (NVSHMEM 3.7's nvshmemx_ extension): the sum rounded to nearest even.
+    for t in types:
+        if "AMO_FLOAT" not in t["classes"]:
+            continue
+        n, c = t["name"], t["ctype"]
+        for op, fetch in (("add", False), ("fetch_add", True)):
+            r = "return " if fetch else ""
+            out.append(entry(c if fetch else "void", f"nvshmemx_{n}_atomic_{op}", f"{c} *dest, {c} value, int pe",
+                             "both",
+                             f"{r}gshmem::compat::atomic<{c}>(gshmem::AmoOp::kFloatAdd, dest, value, {c}(), "
+                             f"{'true' if fetch else 'false'}, pe, __func__)",
+                             f"{r}gshmem::dev::atomic_{op}<{c}>(dest, value, pe)", "FP16" in t["classes"]))
     return out
 
 
@@ -842,7 +891,11 @@ def gen_type_lists(types):
         ("WAIT", lambda c: "WAIT" in c, "the types of the wait and test calls"),
         ("AMO_STD", lambda c: "AMO_STD" in c, "the standard AMO types"),
         ("AMO_BIT", lambda c: "AMO_BIT" in c, "the bitwise AMO types"),
-        ("AMO_EXT", lambda c: "AMO_EXT" in c, "the extended AMO types"),
+        ("AMO_EXT", lambda c: "AMO_EXT" in c and "FP16" not in c, "the extended AMO types without half"),
+        ("AMO_FLOAT", lambda c: "AMO_FLOAT" in c and "FP16" not in c,
+         "the types of the floating-point add atomics without half"),
+        ("AMO_FP16", lambda c: ("AMO_EXT" in c or "AMO_FLOAT" in c) and "FP16" in c,
+         "half, of the extended AMO types and the float adds (needs cuda_fp16.h)"),
         ("REDUCE_BIT", lambda c: "REDUCE_BIT" in c, "the types of the and/or/xor reductions"),
         ("REDUCE_STD", lambda c: "REDUCE_STD" in c and "FP16" not in c,
          "the types of the min/max reductions without the 16-bit floats"),

@@ -32,6 +32,11 @@ enum gshmem_cmp {
 /* The signal updates of put_signal and signal_op. */
 enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 9, GSHMEM_SIGNAL_ADD = 10 };
 
+/* The hints of an RMA region (region_start): bits of its attributes' `hints`. BATCH_RMA lets the
+ * transports post the region's non-blocking operations together (core/regions.h says what ours do). */
+enum gshmem_region_hint { GSHMEM_REGION_HINT_NONE = 0, GSHMEM_REGION_HINT_BATCH_RMA = 1 };
+#define GSHMEM_REGION_HINTS_ALL 1u
+
 /* What nvshmem_info_get_name reports, and the size of its buffer. */
 #define GSHMEM_VENDOR_STRING "gshmem v" GSHMEM_VERSION_STRING " (NVSHMEM 3.4.5 API)"
 #define GSHMEM_MAX_NAME_LEN 256

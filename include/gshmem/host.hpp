@@ -7,7 +7,8 @@
 //   atomic_fetch<T>, atomic_set, atomic_swap, atomic_compare_swap, atomic_[fetch_]{inc,add,and,or,xor}
 //   put_signal, signal_op, signal_fetch, signal_wait_until(_on_stream)
 //   wait_until<T>, test<T>, wait and wait_on_stream (every _all/_any/_some/_vector form)
-//   quiet, fence, barrier_all, sync_all and their _on_stream forms
+//   quiet, fence, flush, barrier_all, sync_all and their _on_stream forms
+//   region_start, region_stop, region_is_active                 RMA regions (hints for the transports)
 //   team_my_pe, team_n_pes, team_translate_pe, team_split_strided, team_split_2d, team_config,
 //   team_destroy, team_uniqueid, team_init
 //   barrier, team_sync, broadcastmem, fcollectmem, alltoallmem, reduce, reducescatter (and typed forms)
@@ -154,7 +155,7 @@ T g_on_stream(const T* src, int pe, Stream stream, const char* api = nullptr) {
   return value;
 }
 
-// ---- Atomics (on 4- and 8-byte types; the words' bits, see gshmem/types.hpp) ----
+// ---- Atomics (on 4- and 8-byte types, and a half's 2; the words' bits, see gshmem/types.hpp) ----
 
 // `op` on `pe`'s copy of the word at symmetric `dest`; the word's previous bits when `fetch`.
 GSHMEM_API uint64_t atomic(void* dest, AmoOp op, int bytes, uint64_t operand, uint64_t compare, bool fetch, int pe,
@@ -162,7 +163,7 @@ GSHMEM_API uint64_t atomic(void* dest, AmoOp op, int bytes, uint64_t operand, ui
 namespace internal {
 template <class T>
 uint64_t bits_of(T v) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics operate on 4- or 8-byte types");
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "atomics operate on 2-, 4- or 8-byte types");
   uint64_t b = 0;
   memcpy(&b, &v, sizeof v);
   return b;
@@ -170,7 +171,7 @@ uint64_t bits_of(T v) {
 template <class T>
 T from_bits(uint64_t b) {
   T v;
-  memcpy(&v, &b, sizeof v);
+  memcpy(static_cast<void*>(&v), &b, sizeof v);
   return v;
 }
 template <class T>
@@ -196,13 +197,17 @@ template <class T>
 T atomic_compare_swap(T* dest, T cond, T value, int pe, const char* api = nullptr) {
   return internal::amo<T>(AmoOp::kCompareSwap, dest, value, cond, true, pe, api);
 }
+// add and fetch_add: an integer's wraps, a float's or double's is a floating-point add (AmoOp::kFloatAdd; a
+// half's: atomic() with kFloatAdd on its 2 bytes).
 template <class T>
 T atomic_fetch_add(T* dest, T value, int pe, const char* api = nullptr) {
-  return internal::amo<T>(AmoOp::kAdd, dest, value, T{}, true, pe, api);
+  constexpr AmoOp op = std::is_floating_point<T>::value ? AmoOp::kFloatAdd : AmoOp::kAdd;
+  return internal::amo<T>(op, dest, value, T{}, true, pe, api);
 }
 template <class T>
 void atomic_add(T* dest, T value, int pe, const char* api = nullptr) {
-  internal::amo<T>(AmoOp::kAdd, dest, value, T{}, false, pe, api);
+  constexpr AmoOp op = std::is_floating_point<T>::value ? AmoOp::kFloatAdd : AmoOp::kAdd;
+  internal::amo<T>(op, dest, value, T{}, false, pe, api);
 }
 template <class T>
 T atomic_fetch_inc(T* dest, int pe, const char* api = nullptr) {
@@ -297,11 +302,22 @@ bool test(const T* ivar, int cmp, T value, const char* api = nullptr) {
 
 GSHMEM_API void quiet(const char* api = nullptr);
 GSHMEM_API void fence(const char* api = nullptr);
+// The source buffers of this PE's earlier non-blocking puts may be reused (NVSHMEM 3.7's flush); their
+// arrival is not promised. The transports tell that a source was read only by completing the operation, so
+// this completes them as quiet does.
+GSHMEM_API void flush(const char* api = nullptr);
 GSHMEM_API void barrier_all(const char* api = nullptr);
 GSHMEM_API void sync_all(const char* api = nullptr);
 GSHMEM_API void quiet_on_stream(Stream stream, const char* api = nullptr);
+GSHMEM_API void flush_on_stream(Stream stream, const char* api = nullptr);
 GSHMEM_API void barrier_all_on_stream(Stream stream, const char* api = nullptr);
 GSHMEM_API void sync_all_on_stream(Stream stream, const char* api = nullptr);
+
+// ---- RMA regions (core/regions.h): one at a time per PE; hints are GSHMEM_REGION_HINT_* bits ----
+
+GSHMEM_API Status region_start(uint64_t* handle, uint32_t hints, const char* api = nullptr);
+GSHMEM_API Status region_stop(uint64_t handle, const char* api = nullptr);
+GSHMEM_API Status region_is_active(uint32_t hints, int* active, const char* api = nullptr);
 
 // ---- Teams (ids: GSHMEM_TEAM_* and those the calls below make) ----
 

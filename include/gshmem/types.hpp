@@ -18,10 +18,19 @@ enum class Completion {
   kStream,    // in order on a CUDA stream
 };
 
-// An atomic operation on a word of 4 or 8 bytes. The words are the bits of any AMO type: adding signed
-// values is the same as adding their bits, and float and double are only loaded, stored, swapped and
-// compared bit for bit.
-enum class AmoOp : int32_t { kLoad = 0, kStore, kAdd, kAnd, kOr, kXor, kSwap, kCompareSwap };
+// An atomic operation on a word of 2, 4 or 8 bytes. The words are the bits of any AMO type: adding signed
+// values is the same as adding their bits, and the integer operations compare and combine bits.
+// kFloatAdd adds as an IEEE binary floating-point number of the word's width (2 bytes: half, 4: float,
+// 8: double), rounded to nearest even (NVSHMEM's float atomics).
+enum class AmoOp : int32_t { kLoad = 0, kStore, kAdd, kAnd, kOr, kXor, kSwap, kCompareSwap, kFloatAdd };
+
+// Whether `op` applies to a word of `bytes` bytes: every operation to 4 and 8 bytes; to 2 bytes (half)
+// only a load, a store, a swap and kFloatAdd.
+inline bool amo_applies(AmoOp op, int bytes) {
+  if (static_cast<int32_t>(op) < 0 || op > AmoOp::kFloatAdd) return false;
+  if (bytes == 4 || bytes == 8) return true;
+  return bytes == 2 && (op == AmoOp::kLoad || op == AmoOp::kStore || op == AmoOp::kSwap || op == AmoOp::kFloatAdd);
+}
 
 // The element types of waits: the width and signedness of NVSHMEM's WAIT types.
 enum class WaitKind : int32_t { kI16 = 0, kU16, kI32, kU32, kI64, kU64 };

@@ -223,10 +223,27 @@ void wait_on_stream(WaitKind kind, const void* ivars, size_t n, const int* statu
 
 void quiet(const char* api) { rt().quiet(name(api, "gshmem::host::quiet")); }
 void fence(const char* api) { rt().fence(name(api, "gshmem::host::fence")); }
+void flush(const char* api) { rt().quiet(name(api, "gshmem::host::flush")); }
 void barrier_all(const char* api) { rt().barrier_all(name(api, "gshmem::host::barrier_all")); }
+
+// ---- RMA regions ----
+
+Status region_start(uint64_t* handle, uint32_t hints, const char* api) {
+  return rt().regions().start(handle, hints, name(api, "gshmem::host::region_start"));
+}
+Status region_stop(uint64_t handle, const char* api) {
+  return rt().regions().stop(handle, name(api, "gshmem::host::region_stop"));
+}
+Status region_is_active(uint32_t hints, int* active, const char* api) {
+  return rt().regions().is_active(hints, active, name(api, "gshmem::host::region_is_active"));
+}
+
 void sync_all(const char* api) { rt().sync_all(name(api, "gshmem::host::sync_all")); }
 void quiet_on_stream(Stream stream, const char* api) {
   rt().quiet_on_stream(stream, name(api, "gshmem::host::quiet_on_stream"));
+}
+void flush_on_stream(Stream stream, const char* api) {
+  rt().quiet_on_stream(stream, name(api, "gshmem::host::flush_on_stream"));
 }
 void barrier_all_on_stream(Stream stream, const char* api) {
   rt().barrier_all_on_stream(stream, name(api, "gshmem::host::barrier_all_on_stream"));

@@ -192,9 +192,26 @@ inline int reduce(nvshmem_team_t team, void* dest, const void* source, size_t nr
 
 inline void quiet() { host::quiet("nvshmem_quiet"); }
 inline void fence() { host::fence("nvshmem_fence"); }
+inline void flush() { host::flush("nvshmemx_flush"); }
+
+inline int region_start(nvshmemx_region_handle_t* handle, const nvshmemx_region_attrs_t* attrs) {
+  return to_nvshmem_status(host::region_start(handle, attrs ? attrs->hints : 0u, "nvshmemx_region_start"));
+}
+inline int region_stop(nvshmemx_region_handle_t handle) {
+  return to_nvshmem_status(host::region_stop(handle, "nvshmemx_region_stop"));
+}
+inline int region_is_active(uint32_t hints, int* active) {
+  return to_nvshmem_status(host::region_is_active(hints, active, "nvshmemx_region_is_active"));
+}
+// A counted write's counter on this PE back to 0 (its own copy only).
+inline void signal_counted_reset(uint64_t* counter) {
+  const uint64_t zero = 0;
+  host::putmem(counter, &zero, sizeof zero, host::my_pe(), host::kBlocking, "nvshmemx_signal_counted_reset");
+}
 inline void barrier_all() { host::barrier_all("nvshmem_barrier_all"); }
 inline void sync_all() { host::sync_all("nvshmem_sync_all"); }
 inline void quiet_on_stream(cudaStream_t stream) { host::quiet_on_stream(stream, "nvshmemx_quiet_on_stream"); }
+inline void flush_on_stream(cudaStream_t stream) { host::flush_on_stream(stream, "nvshmemx_flush_on_stream"); }
 inline void barrier_all_on_stream(cudaStream_t stream) {
   host::barrier_all_on_stream(stream, "nvshmemx_barrier_all_on_stream");
 }

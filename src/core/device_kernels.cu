@@ -34,8 +34,28 @@ __device__ unsigned long long apply(W* w, int op, W operand, W compare) {
       return atomicExch_system(w, operand);
     case AmoOp::kCompareSwap:
       return atomicCAS_system(w, compare, operand);
+    case AmoOp::kFloatAdd:
+      return gshmem::detail::float_add_sys<true>(w, operand);
   }
   return 0;
+}
+
+// A half's atomics (amo_applies: fetch, set, swap and the float add).
+__device__ unsigned long long apply16(unsigned short* w, int op, unsigned short operand) {
+  using gshmem::AmoOp;
+  switch (static_cast<AmoOp>(op)) {
+    case AmoOp::kLoad:
+      return gshmem::detail::load_relaxed_sys(w);
+    case AmoOp::kStore:
+      gshmem::detail::store_relaxed_sys(w, operand);
+      return 0;
+    case AmoOp::kSwap:
+      return gshmem::detail::exchange16_sys(w, operand);
+    case AmoOp::kFloatAdd:
+      return gshmem::detail::float_add_sys<true>(w, operand);
+    default:
+      return 0;  // not reached: the host checks amo_applies
+  }
 }
 
 template <class T>
@@ -159,9 +179,11 @@ extern "C" __global__ void gshmemi_atomic_kernel(int op, int bytes, void* target
                                                  unsigned long long compare, unsigned long long* fetched,
                                                  unsigned long long* done, unsigned long long seq) {
   gshmem::detail::fence_acq_rel_sys();
-  unsigned long long old = bytes == 4 ? apply(static_cast<unsigned int*>(target), op,
-                                              static_cast<unsigned int>(operand), static_cast<unsigned int>(compare))
-                                      : apply(static_cast<unsigned long long*>(target), op, operand, compare);
+  unsigned long long old = bytes == 2
+                               ? apply16(static_cast<unsigned short*>(target), op, static_cast<unsigned short>(operand))
+                           : bytes == 4 ? apply(static_cast<unsigned int*>(target), op,
+                                                static_cast<unsigned int>(operand), static_cast<unsigned int>(compare))
+                                        : apply(static_cast<unsigned long long*>(target), op, operand, compare);
   if (fetched) gshmem::detail::store_relaxed_sys(fetched, old);
   if (fetched || done) gshmem::detail::fence_sc_sys();
   if (done) gshmem::detail::store_relaxed_sys(done, seq);

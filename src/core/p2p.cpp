@@ -106,6 +106,12 @@ void PointToPoint::p_on_stream(void* dest, const void* value, size_t bytes, int 
 }
 
 uint64_t PointToPoint::atomic(void* dest, const Amo& amo, bool fetch, int pe, const char* api) {
+  if (!amo_applies(amo.op, amo.bytes)) {
+    log::fatal(
+        "%s: atomic operation %d does not apply to a word of %d bytes (the integer operations take 4 or 8, "
+        "a half's fetch, set, swap and add 2)",
+        api, static_cast<int>(amo.op), amo.bytes);
+  }
   const RemoteTarget remote = checks_.target(dest, static_cast<size_t>(amo.bytes), pe, "destination", api);
   if (reinterpret_cast<uintptr_t>(dest) % static_cast<uintptr_t>(amo.bytes) != 0) {
     log::fatal("%s: the destination %p is not aligned to its size (%d bytes)", api, dest, amo.bytes);

@@ -554,6 +554,7 @@ Status Runtime::finalize(const char* api) {
   }
   Status b = boot_->finalize();
   boot_.reset();
+  regions_.clear();
   state_ = kNotInitialized;
   finalized_ = true;
   return ok(s) ? b : s;

@@ -23,6 +23,7 @@
 #include "core/gpu_resources.h"
 #include "core/memory.h"
 #include "core/p2p.h"
+#include "core/regions.h"
 #include "core/wait_watch.h"
 #include "core/waits.h"
 #include "heap/symmetric_heap.h"
@@ -77,6 +78,7 @@ class Runtime {
   PointToPoint& p2p() { return p2p_; }
   Waits& waits() { return waits_; }
   SymmetricMemory& memory() { return memory_; }
+  Regions& regions() { return regions_; }
   // The teams: the predefined ones from init on, every team once the heap exists.
   Teams& teams() { return teams_; }
   const SymmetricHeap& heap() const { return heap_; }
@@ -153,6 +155,7 @@ class Runtime {
   PointToPoint p2p_{*this};
   Waits waits_{*this};
   SymmetricMemory memory_{*this};
+  Regions regions_;
 };
 
 }  // namespace gshmem

@@ -1,11 +1,13 @@
 // CPU backend: every heap is host shared memory, so a put or get is a memcpy into or out of the
 // peer's mapping (a single word moves as one load and one store) and an atomic is a CPU atomic on
-// it (lock-free for 4 and 8 bytes, so atomic across processes). Everything completes before it
+// it (lock-free for 2, 4 and 8 bytes, so atomic across processes; a float add is a compare-and-swap
+// loop). Everything completes before it
 // returns; quiet only orders it for other PEs. Stream forms run at once: the CPU backend has no
 // streams.
 #include <atomic>
 #include <cstring>
 
+#include "gshmem/detail/float16.h"
 #include "transport/transport.h"
 
 namespace gshmem {
@@ -34,6 +36,13 @@ uint64_t apply(W* w, const Amo& a) {
       W expected = static_cast<W>(a.compare);
       __atomic_compare_exchange_n(w, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
       return expected;  // the previous value, whether or not it matched
+    }
+    case AmoOp::kFloatAdd: {
+      W old = __atomic_load_n(w, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(w, &old, detail::add_as_float<W>(old, v), true, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_RELAXED)) {
+      }
+      return old;
     }
   }
   return 0;
@@ -92,7 +101,9 @@ class HostMemoryTransport final : public Transport {
     return GSHMEM_SUCCESS;
   }
   Status atomic(void* target, const Amo& a, uint64_t* fetched, Completion, void*) override {
-    uint64_t old = a.bytes == 4 ? apply(static_cast<uint32_t*>(target), a) : apply(static_cast<uint64_t*>(target), a);
+    uint64_t old = a.bytes == 2   ? apply(static_cast<uint16_t*>(target), a)
+                   : a.bytes == 4 ? apply(static_cast<uint32_t*>(target), a)
+                                  : apply(static_cast<uint64_t*>(target), a);
     if (fetched) *fetched = old;
     return GSHMEM_SUCCESS;
   }

@@ -133,7 +133,7 @@ void NetProxy::serve(uint64_t ticket, const detail::NetRequest& r) {
       pending_ = true;
       break;
     case detail::kNetAmo: {
-      if (r.amo < detail::kNetAmoLoad || r.amo > detail::kNetAmoCompareSwap || (r.amo_bytes != 4 && r.amo_bytes != 8)) {
+      if (!amo_applies(static_cast<AmoOp>(r.amo), r.amo_bytes)) {
         fail(ticket, r, log::format("atomic operation %d on %d bytes is not one of the ring's", r.amo, r.amo_bytes));
       }
       const Amo amo{static_cast<AmoOp>(r.amo), r.amo_bytes, r.data[0], r.data[1]};

@@ -69,10 +69,15 @@ int services_allgather(void* ctx, const void* mine, void* all, size_t bytes) {
   return ok(static_cast<NetworkTransport*>(ctx)->boot_->allgather(mine, all, bytes)) ? 0 : 1;
 }
 
+// The plugin ABI numbers its atomics as AmoOp does.
+static_assert(GSHMEM_TRANSPORT_AMO_CSWAP == static_cast<int>(AmoOp::kCompareSwap) &&
+                  GSHMEM_TRANSPORT_AMO_FADD == static_cast<int>(AmoOp::kFloatAdd),
+              "the plugin ABI's atomic numbers are AmoOp's");
+
 int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare,
                           uint64_t* old) {
   auto* t = static_cast<NetworkTransport*>(ctx);
-  if (op < static_cast<int>(AmoOp::kLoad) || op > static_cast<int>(AmoOp::kCompareSwap) || (bytes != 4 && bytes != 8)) {
+  if (!amo_applies(static_cast<AmoOp>(op), bytes)) {
     GSHMEM_ERROR("network transport %s: a peer asked for atomic %d on %d bytes, which gshmem does not have",
                  t->plugin_.name, op, bytes);
     return 1;

@@ -19,7 +19,7 @@ namespace gshmem {
 // Completion, AmoOp and WaitKind: gshmem/types.hpp. An atomic: `op` on a word of `bytes` bytes.
 struct Amo {
   AmoOp op;
-  int32_t bytes;     // 4 or 8
+  int32_t bytes;     // 2, 4 or 8 (amo_applies)
   uint64_t operand;  // the value to store, add, and, or, xor or swap in
   uint64_t compare;  // kCompareSwap: the value the word must hold
 };

@@ -18,8 +18,14 @@
 // the bitwise AMO types
 #define GSHMEMT_TYPES_AMO_BIT(X) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t)
 
-// the extended AMO types
+// the extended AMO types without half
 #define GSHMEMT_TYPES_AMO_EXT(X) X(float, float) X(double, double)
+
+// the types of the floating-point add atomics without half
+#define GSHMEMT_TYPES_AMO_FLOAT(X) X(float, float) X(double, double)
+
+// half, of the extended AMO types and the float adds (needs cuda_fp16.h)
+#define GSHMEMT_TYPES_AMO_FP16(X) X(half, __half)
 
 // the types of the and/or/xor reductions
 #define GSHMEMT_TYPES_REDUCE_BIT(X) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)

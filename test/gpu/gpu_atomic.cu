@@ -15,7 +15,9 @@
 //    the one the host predicts;
 //  - one thread's sequence of every operation, with each return value checked (compare_swap that
 //    fails and one that succeeds, set, swap, fetch_add, fetch_inc, inc, add).
-// float and double: fetch, set and swap (NVSHMEM has no other atomics for them).
+// float and double: fetch, set and swap; and with half the float adds (nvshmemx_<T>_atomic_add, _fetch_add):
+// both PEs add one step many times to one word (the total exact, the fetched values distinct multiples of
+// the step), sums that are not representable round to nearest even, and half's fetch, set and swap.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -76,6 +78,24 @@ GSHMEMT_TYPES_AMO_BIT(GSHMEMT_BITWISE)
   };
 GSHMEMT_TYPES_AMO_EXT(GSHMEMT_EXTENDED)
 #undef GSHMEMT_EXTENDED
+
+// The float adds, and the extended operations of the same types (half's among them). Host conversions to and
+// from double, exact for the values the tests use.
+#define GSHMEMT_FLOAT_ADD(NAME, TYPE)                                                                    \
+  struct FloatAdd_##NAME {                                                                               \
+    using T = TYPE;                                                                                      \
+    static constexpr const char* name = #NAME;                                                           \
+    __device__ static void add(T* d, T v, int pe) { nvshmemx_##NAME##_atomic_add(d, v, pe); }            \
+    __device__ static T fadd(T* d, T v, int pe) { return nvshmemx_##NAME##_atomic_fetch_add(d, v, pe); } \
+    __device__ static T fetch(const T* d, int pe) { return nvshmem_##NAME##_atomic_fetch(d, pe); }       \
+    __device__ static void set(T* d, T v, int pe) { nvshmem_##NAME##_atomic_set(d, v, pe); }             \
+    __device__ static T swap(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_swap(d, v, pe); }       \
+    __host__ __device__ static T of(double d) { return gputest::float_of<T>(d); }                        \
+    __host__ static double value(T v) { return gputest::double_of<T>(v); }                               \
+  };
+GSHMEMT_TYPES_AMO_FLOAT(GSHMEMT_FLOAT_ADD)
+GSHMEMT_TYPES_AMO_FP16(GSHMEMT_FLOAT_ADD)
+#undef GSHMEMT_FLOAT_ADD
 
 // ---- values -----------------------------------------------------------------------------------------
 
@@ -401,6 +421,40 @@ __global__ void bitwise_kernel(typename B::T* word, int tgt, int me, uint64_t st
   }
 }
 
+// Float adds: `ops` adds of `step` per thread, every other one fetching (the fetched value into its slot,
+// kNoFetch into the others'). With ops == 0, one thread's sequence on a word set to `big` (2^p, p the type's
+// significand bits): add 1 (a tie, rounds to the even big), fetch_add 3 (returns big; big + 3 is a tie between
+// big + 2 and big + 4, rounds to the even big + 4), then set 1.5, swap in 2.5; fetched[0..4] get the word
+// after the add, what fetch_add returned, the word after it, what swap returned and the word after it.
+constexpr unsigned long long kNoFetch = ~0ull;
+template <class F>
+__global__ void float_kernel(typename F::T* word, unsigned long long* fetched, int tgt, int me, int ops, double step) {
+  using T = typename F::T;
+  if (ops == 0) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    F::add(word, F::of(1.0), tgt);
+    nvshmem_quiet();
+    fetched[0] = bits_of(F::fetch(word, tgt));
+    fetched[1] = bits_of(F::fadd(word, F::of(3.0), tgt));
+    fetched[2] = bits_of(F::fetch(word, tgt));
+    F::set(word, F::of(1.5), tgt);
+    nvshmem_quiet();
+    fetched[3] = bits_of(F::swap(word, F::of(2.5), tgt));
+    fetched[4] = bits_of(F::fetch(word, tgt));
+    return;
+  }
+  for (int k = 0; k < ops; ++k) {
+    uint64_t id, slot;
+    op_index(me, k, ops, &id, &slot);
+    if ((threadIdx.x + k) % 2) {
+      fetched[slot] = bits_of(F::fadd(word, F::of(step), tgt));
+    } else {
+      F::add(word, F::of(step), tgt);
+      fetched[slot] = kNoFetch;
+    }
+  }
+}
+
 // ---- the host side ----------------------------------------------------------------------------------
 
 struct Ctx {
@@ -677,6 +731,66 @@ void extended_suite(Ctx& c) {
   if (c.me == 0) std::printf("gpu_atomic: %s: swap, set, fetch\n", E::name);
 }
 
+// `big` is 2^p for the type's p significand bits; half takes the compare_swap shape with a step of 1 (its sums
+// stay exact up to 2048), the others the full shape with a step of 0.25.
+template <class F>
+void float_suite(Ctx& c, double big) {
+  using T = typename F::T;
+  const std::string type = F::name;
+  const bool half = sizeof(T) == 2;
+  const Shape& shape = half ? c.cas_shape : c.shape;
+  const double step = half ? 1.0 : 0.25;
+  auto* word = static_cast<T*>(c.word);
+  for (int tgt = 0; tgt < 2; ++tgt) {
+    const std::string what = "nvshmemx_" + type + "_atomic_{add,fetch_add} by both PEs " + where(c.me, tgt) + ", " +
+                             std::to_string(shape.n()) + " operations";
+    std::vector<unsigned long long> all;
+    T fin{};
+    gputest::Failure fl;
+    const bool checker = run<T>(
+        c, tgt, -1, F::of(0.0), static_cast<size_t>(shape.per_pe()), what.c_str(),
+        [&] { float_kernel<F><<<shape.blocks, shape.threads>>>(word, c.fetched, tgt, c.me, shape.ops, step); }, &all,
+        &fin, &fl);
+    if (checker) {
+      const double total = step * shape.n();
+      MP_CHECK(F::value(fin) == total, "%s: the word is %g, expected %g", what.c_str(), F::value(fin), total);
+      std::vector<double> seen;
+      for (unsigned long long b : all) {
+        if (b != kNoFetch) seen.push_back(F::value(from_bits<T>(b)));
+      }
+      std::sort(seen.begin(), seen.end());
+      MP_CHECK(seen.size() * 2 == all.size(), "%s: %zu fetching adds, expected %zu", what.c_str(), seen.size(),
+               all.size() / 2);
+      for (size_t i = 0; i < seen.size(); ++i) {
+        const double v = seen[i] / step;
+        MP_CHECK(v >= 0 && seen[i] < total && v == static_cast<double>(static_cast<long long>(v)),
+                 "%s: fetch_add returned %g, not a sum before an add", what.c_str(), seen[i]);
+        MP_CHECK(i == 0 || seen[i - 1] != seen[i], "%s: fetch_add returned %g twice", what.c_str(), seen[i]);
+      }
+    }
+    for (int actor = 0; actor < 2; ++actor) {
+      const std::string seq =
+          "PE " + std::to_string(actor) + ": " + type + " add/fetch_add rounding, set, swap " + where(actor, tgt);
+      std::vector<unsigned long long> got;
+      const bool mine = run<T>(
+          c, tgt, actor, F::of(big), 5, seq.c_str(),
+          [&] { float_kernel<F><<<1, 1>>>(word, c.fetched, tgt, c.me, 0, 0.0); }, &got, &fin, &fl);
+      if (!mine) continue;
+      // The actor's values: this PE's when it is the target, else the other PE's (the second half).
+      const unsigned long long* v = got.data() + (actor == c.me ? 0 : 5);
+      const double want[5] = {big, big, big + 4, big + 4, 2.5};
+      const char* label[5] = {"big + 1 (rounded to even)", "fetch_add's result", "big + 3 (rounded to even)",
+                              "swap's result (after set 1.5)", "the word after swap"};
+      for (int i = 0; i < 5; ++i) {
+        const double w = i == 3 ? 1.5 : want[i];
+        MP_CHECK(F::value(from_bits<T>(v[i])) == w, "%s: %s is %g, expected %g", seq.c_str(), label[i],
+                 F::value(from_bits<T>(v[i])), w);
+      }
+    }
+  }
+  if (c.me == 0) std::printf("gpu_atomic: %s: add, fetch_add (contention, rounding), fetch, set, swap\n", F::name);
+}
+
 template <class B>
 void bitwise_suite(Ctx& c) {
   using T = typename B::T;
@@ -747,6 +861,9 @@ int main() {
 #define GSHMEMT_RUN(NAME, TYPE) extended_suite<Extended_##NAME>(c);
     GSHMEMT_TYPES_AMO_EXT(GSHMEMT_RUN)
 #undef GSHMEMT_RUN
+    float_suite<FloatAdd_float>(c, 16777216.0);
+    float_suite<FloatAdd_double>(c, 9007199254740992.0);
+    float_suite<FloatAdd_half>(c, 2048.0);
     gputest::sync_and_barrier();
   }
   nvshmem_free(c.fetched);

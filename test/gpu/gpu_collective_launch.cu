@@ -1,4 +1,5 @@
-// nvshmemx_collective_launch and nvshmemx_collective_launch_query_gridsize.
+// nvshmemx_collective_launch, nvshmemx_collective_launch_attr (3.8: the user's launch configuration and
+// attributes) and nvshmemx_collective_launch_query_gridsize.
 //
 // The kernel cannot finish unless every block of both PEs' grids runs at once: in each round every
 // block puts a token to the peer, then waits until every block of the peer has arrived (a counter
@@ -66,6 +67,8 @@ struct Ctx {
   gputest::Failures* failures = nullptr;
   gputest::Progress* progress = nullptr;
   cudaStream_t stream = nullptr;
+  // nvshmemx_collective_launch_attr with this many user attributes (a priority, repeated), when >= 0.
+  int attr_count = -1;
 };
 
 // Launches the kernel collectively; returns the launch's status.
@@ -75,7 +78,21 @@ int launch(Ctx& c, dim3 grid, dim3 block, uint64_t seed) {
   unsigned long long* launch_count = c.words + 1;
   unsigned long long* progress = c.progress->dev();
   void* args[] = {&c.slots, &c.arrived, &seed, &f, &grid_seen, &launch_count, &progress};
-  return nvshmemx_collective_launch(reinterpret_cast<const void*>(all_blocks), grid, block, args, 0, c.stream);
+  if (c.attr_count < 0) {
+    return nvshmemx_collective_launch(reinterpret_cast<const void*>(all_blocks), grid, block, args, 0, c.stream);
+  }
+  cudaLaunchAttribute attrs[32] = {};
+  for (int i = 0; i < c.attr_count && i < 32; ++i) {
+    attrs[i].id = cudaLaunchAttributePriority;
+    attrs[i].val.priority = 0;
+  }
+  nvshmemx_collective_launch_attr_t attr = {};
+  attr.cuda_config.gridDim = grid;
+  attr.cuda_config.blockDim = block;
+  attr.cuda_config.stream = c.stream;
+  attr.cuda_config.attrs = attrs;
+  attr.cuda_config.numAttrs = static_cast<unsigned>(c.attr_count);
+  return nvshmemx_collective_launch_attr(&attr, reinterpret_cast<const void*>(all_blocks), args);
 }
 
 unsigned long long launches(const Ctx& c) {
@@ -181,6 +198,19 @@ int main() {
                 "a grid mixing zero and non-zero sizes");
     // After the refusals the library still launches.
     run_ok(c, dim3(0, 0, 0), dim3(kThreads), gs, "an all-zero grid after the refused launches", mp::seed_of(0, 5));
+    // The same through nvshmemx_collective_launch_attr, with the user's attributes.
+    c.attr_count = 1;
+    run_ok(c, dim3(gs), dim3(kThreads), gs, "_attr with a priority attribute", mp::seed_of(0, 6));
+    c.attr_count = 0;
+    run_ok(c, dim3(0, 0, 0), dim3(kThreads), gs, "_attr with an all-zero grid", mp::seed_of(0, 7));
+    run_refused(c, dim3(gs + 1), dim3(kThreads), NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED,
+                "_attr with a grid too large");
+    c.attr_count = 17;
+    run_refused(c, dim3(gs), dim3(kThreads), NVSHMEMX_ERROR_INVALID_VALUE, "_attr with 17 attributes");
+    c.attr_count = -1;
+    MP_CHECK(nvshmemx_collective_launch_attr(nullptr, reinterpret_cast<const void*>(all_blocks), no_args) ==
+                 NVSHMEMX_ERROR_INVALID_VALUE,
+             "nvshmemx_collective_launch_attr(NULL) did not return NVSHMEMX_ERROR_INVALID_VALUE");
     gputest::sync_and_barrier();
   }
   CUDA_CHECK(cudaFree(c.words));

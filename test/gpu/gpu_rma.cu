@@ -1,15 +1,22 @@
 // Device put/get/putmem/getmem (blocking and _nbi) at thread, warp and block scope: random data at
 // many sizes and alignments on both sides, verified on the target, with the bytes around each
-// target checked untouched.
+// target checked untouched. After nvshmemx_flush (at each scope) the source of a put_nbi is
+// overwritten at once: the target must still receive what it held at the call.
 #include <cstdint>
 
 #include "gpu_test.cuh"
 
 namespace {
 
-enum Op { kPut, kPutNbi, kGet, kGetNbi, kPutTyped, kGetTyped };
+enum Op { kPut, kPutNbi, kGet, kGetNbi, kPutTyped, kGetTyped, kPutNbiFlush };
 enum ScopeId { kThread, kWarp, kBlock };
-const char* op_name[] = {"putmem", "putmem_nbi", "getmem", "getmem_nbi", "char_put", "uchar_get_nbi"};
+const char* op_name[] = {"putmem",
+                         "putmem_nbi",
+                         "getmem",
+                         "getmem_nbi",
+                         "char_put",
+                         "uchar_get_nbi",
+                         "putmem_nbi, flush, source overwritten"};
 const char* scope_name[] = {"thread", "warp", "block"};
 
 // Every thread of the launch calls with the same arguments, as the scope requires. For warp scope
@@ -74,6 +81,27 @@ __global__ void rma_kernel(int op, int scope, char* dst, const char* src, size_t
         nvshmemx_uchar_get_nbi_warp(d, s, n, pe);
       else
         nvshmemx_uchar_get_nbi_block(d, s, n, pe);
+      break;
+    }
+    case kPutNbiFlush: {
+      // Once flush returns the group may write its source again (the put may still be on its way).
+      char* reused = const_cast<char*>(src);
+      int rank = 0, size = 1;
+      if (scope == kThread) {
+        nvshmem_putmem_nbi(dst, src, n, pe);
+        nvshmemx_flush();
+      } else if (scope == kWarp) {
+        nvshmemx_putmem_nbi_warp(dst, src, n, pe);
+        nvshmemx_flush_warp();
+        rank = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y) % 32;
+        size = 32;
+      } else {
+        nvshmemx_putmem_nbi_block(dst, src, n, pe);
+        nvshmemx_flush_block();
+        rank = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
+        size = static_cast<int>(blockDim.x * blockDim.y);
+      }
+      for (size_t i = static_cast<size_t>(rank); i < n; i += static_cast<size_t>(size)) reused[i] = 0x5A;
       break;
     }
   }
@@ -142,8 +170,8 @@ int main() {
   uint64_t round = 0;
   size_t checked = 0;
   for (int scope = kThread; scope <= kBlock; ++scope) {
-    for (int op = kPut; op <= kGetTyped; ++op) {
-      const bool is_put = op == kPut || op == kPutNbi || op == kPutTyped;
+    for (int op = kPut; op <= kPutNbiFlush; ++op) {
+      const bool is_put = op == kPut || op == kPutNbi || op == kPutTyped || op == kPutNbiFlush;
       for (size_t n : sizes_for(scope)) {
         const auto& o = offsets[round % 6];
         const size_t doff = kPad + o[0], soff = kPad + o[1];

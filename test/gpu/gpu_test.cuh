@@ -238,6 +238,30 @@ __host__ __device__ inline T from_bits(unsigned long long b) {
   return v;
 }
 
+// A floating-point T (float, double, __half) from a double, and back: exact for the values tests use.
+template <class T>
+__host__ __device__ inline T float_of(double d) {
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(static_cast<float>(d));
+  } else  // NOLINT(readability/braces)
+#endif
+  {
+    return static_cast<T>(d);
+  }
+}
+template <class T>
+inline double double_of(T v) {
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  if constexpr (std::is_same_v<T, __half>) {
+    return static_cast<double>(__half2float(v));
+  } else  // NOLINT(readability/braces)
+#endif
+  {
+    return static_cast<double>(v);
+  }
+}
+
 // A value of T, given as bits, for a message: the value and its bits in hex.
 template <class T>
 std::string show(unsigned long long b) {

@@ -1,7 +1,9 @@
 // Host atomics between PEs: every AMO operation on every type of its set (from the generated type
 // lists), under contention (every PE hits the same word on one PE), checked against the value the
 // operations must produce together: exact totals, fetched values that form the sequence the
-// operation implies, bits that only their owner changes, and swap chains without loss.
+// operation implies, bits that only their owner changes, and swap chains without loss. The float
+// adds (NVSHMEM 3.7: float, double, and half through its bits) under contention, with sums that are
+// exact, and rounded to nearest even where they are not.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +11,8 @@
 #include <vector>
 
 #include "gen/type_lists.h"
+#include "gshmem/detail/float16.h"
+#include "gshmem/host.hpp"
 #include "mp_test.h"
 
 namespace {
@@ -243,6 +247,83 @@ void check_ext(const char* type, const ExtOps<T>& op) {
   nvshmem_free(w);
 }
 
+// Float adds of T (or, with Half, a half's bits through the native API's kFloatAdd on 2 bytes). Every PE
+// adds kRounds quarters to one word on the last PE, half of them fetching: the total is exact, and the
+// fetched values (each the sum before one add) are distinct multiples of a quarter. Then on one word of
+// its own, a sum that is not representable rounds to nearest even.
+template <class T>
+struct FloatOps {
+  void (*add)(T*, T, int);
+  T (*fetch_add)(T*, T, int);
+  double (*to_double)(T);
+  T (*from_double)(double);
+};
+
+template <class T>
+void check_float(const char* type, const FloatOps<T>& op, double big) {
+  const int n = npes(), tgt = n - 1;
+  T* w = static_cast<T*>(nvshmem_calloc(2, sizeof(T)));
+  T* seen = static_cast<T*>(nvshmem_calloc(static_cast<size_t>(n * kRounds), sizeof(T)));
+  MP_CHECK(w && seen, "nvshmem_calloc failed");
+  nvshmem_barrier_all();
+  std::vector<T> mine;
+  for (int i = 0; i < kRounds; ++i) {
+    if (i % 2) {
+      mine.push_back(op.fetch_add(w, op.from_double(0.25), tgt));
+    } else {
+      op.add(w, op.from_double(0.25), tgt);
+    }
+  }
+  nvshmem_quiet();
+  if (!mine.empty()) nvshmem_putmem(seen + me() * kRounds, mine.data(), mine.size() * sizeof(T), tgt);
+  nvshmem_barrier_all();
+  if (me() == tgt) {
+    const double total = op.to_double(read_local(w));
+    MP_CHECK(total == 0.25 * n * kRounds, "%s float add: %d PEs x %d adds of 0.25 gave %g", type, n, kRounds, total);
+    std::vector<double> fetched;
+    std::vector<T> all(static_cast<size_t>(n * kRounds));
+    nvshmem_getmem(all.data(), seen, all.size() * sizeof(T), me());
+    for (int p = 0; p < n; ++p) {
+      for (size_t i = 0; i < mine.size(); ++i) fetched.push_back(op.to_double(all[p * kRounds + i]));
+    }
+    std::sort(fetched.begin(), fetched.end());
+    for (size_t i = 0; i < fetched.size(); ++i) {
+      const double v = fetched[i];
+      MP_CHECK(v >= 0 && v < total && v * 4 == static_cast<double>(static_cast<long>(v * 4)),
+               "%s float fetch_add returned %g, not a sum before an add", type, v);
+      MP_CHECK(i == 0 || fetched[i - 1] != v, "%s float fetch_add returned %g twice", type, v);
+    }
+  }
+  nvshmem_barrier_all();
+  // `big` is 2^p, p the significand's bits: big + 1 is halfway between big and big + 2, and rounds to the
+  // even big; big + 3 is halfway between big + 2 and big + 4 and rounds to big + 4.
+  const int self = me();
+  write_local(w + 1, op.from_double(big));
+  op.add(w + 1, op.from_double(1.0), self);
+  MP_CHECK(op.to_double(read_local(w + 1)) == big, "%s float add: %g + 1 did not round to even (%g)", type, big,
+           op.to_double(read_local(w + 1)));
+  const T before = op.fetch_add(w + 1, op.from_double(3.0), self);
+  MP_CHECK(op.to_double(before) == big, "%s float fetch_add returned %g, not %g", type, op.to_double(before), big);
+  MP_CHECK(op.to_double(read_local(w + 1)) == big + 4, "%s float add: %g + 3 did not round to even (%g)", type, big,
+           op.to_double(read_local(w + 1)));
+  nvshmem_barrier_all();
+  nvshmem_free(seen);
+  nvshmem_free(w);
+}
+
+// A half as its bits, through the native API (no cuda_fp16.h needed).
+struct Half {
+  uint16_t bits;
+};
+void half_add(Half* dest, Half value, int pe) {
+  gshmem::host::atomic(dest, gshmem::AmoOp::kFloatAdd, 2, value.bits, 0, false, pe);
+}
+Half half_fetch_add(Half* dest, Half value, int pe) {
+  return Half{static_cast<uint16_t>(gshmem::host::atomic(dest, gshmem::AmoOp::kFloatAdd, 2, value.bits, 0, true, pe))};
+}
+double half_to_double(Half h) { return gshmem::detail::widen(gshmem::detail::F16{h.bits}); }
+Half half_from_double(double d) { return Half{gshmem::detail::narrow_f16(static_cast<float>(d)).bits}; }
+
 }  // namespace
 
 int main() {
@@ -270,6 +351,17 @@ int main() {
   ++tested;
   GSHMEMT_TYPES_AMO_EXT(GSHMEMT_EXT)
 #undef GSHMEMT_EXT
+  check_float<float>(
+      "float",
+      FloatOps<float>{nvshmemx_float_atomic_add, nvshmemx_float_atomic_fetch_add,
+                      [](float v) { return static_cast<double>(v); }, [](double d) { return static_cast<float>(d); }},
+      16777216.0);
+  check_float<double>("double",
+                      FloatOps<double>{nvshmemx_double_atomic_add, nvshmemx_double_atomic_fetch_add,
+                                       [](double v) { return v; }, [](double d) { return d; }},
+                      9007199254740992.0);
+  check_float<Half>("half", FloatOps<Half>{half_add, half_fetch_add, half_to_double, half_from_double}, 2048.0);
+  tested += 3;
   if (nvshmem_my_pe() == 0) std::printf("mp_atomic: %d PEs, %d type/operation-set checks passed\n", npes(), tested);
   nvshmem_finalize();
   return 0;

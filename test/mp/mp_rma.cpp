@@ -1,7 +1,9 @@
 // Host put/get/p/g between PEs: random data at every size from 1 byte to 16 MiB, at unaligned
 // offsets on both sides, in every completion mode; each transfer verified byte for byte, and the
-// bytes around it checked untouched. Transfers of 0 bytes, with pointers that are NULL or outside the
-// heap, do nothing. A word that one PE writes with p while another reads it with g is read whole.
+// bytes around it checked untouched. After nvshmemx_flush the source of a non-blocking put is
+// overwritten at once: the target must still receive what it held at the call. Transfers of 0 bytes, with pointers that
+// are NULL or outside the heap, do nothing. A word that one PE writes with p while another reads it with g is read
+// whole.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +30,7 @@ std::vector<size_t> sizes() {
   return s;
 }
 
-enum class Mode { kBlocking, kNbi, kTyped, kSized, kStream };
+enum class Mode { kBlocking, kNbi, kTyped, kSized, kStream, kFlush };
 const char* name(Mode m) {
   switch (m) {
     case Mode::kBlocking:
@@ -41,11 +43,13 @@ const char* name(Mode m) {
       return "sized";
     case Mode::kStream:
       return "_on_stream";
+    case Mode::kFlush:
+      return "_nbi + flush, source reused";
   }
   return "?";
 }
 
-void do_put(Mode m, char* dest, const char* src, size_t n, int pe) {
+void do_put(Mode m, char* dest, char* src, size_t n, int pe) {
   switch (m) {
     case Mode::kBlocking:
       nvshmem_putmem(dest, src, n, pe);
@@ -66,6 +70,13 @@ void do_put(Mode m, char* dest, const char* src, size_t n, int pe) {
       nvshmemx_putmem_on_stream(dest, src, n, pe, 0);
       nvshmemx_quiet_on_stream(0);
       mp::sync_default_stream();
+      break;
+    case Mode::kFlush:
+      // The source may be reused once flush returns (the put itself may still be on its way).
+      nvshmem_putmem_nbi(dest, src, n, pe);
+      nvshmemx_flush();
+      if (n) std::memset(src, 0x5A, n);
+      nvshmem_quiet();
       break;
   }
 }
@@ -89,6 +100,13 @@ void do_get(Mode m, char* dest, const char* src, size_t n, int pe) {
     case Mode::kStream:
       nvshmemx_getmem_on_stream(dest, src, n, pe, 0);
       mp::sync_default_stream();
+      break;
+    case Mode::kFlush:
+      // A flush promises nothing about a get's destination: the quiet completes it.
+      nvshmem_getmem_nbi(dest, src, n, pe);
+      nvshmemx_flush_on_stream(0);
+      mp::sync_default_stream();
+      nvshmem_quiet();
       break;
   }
 }
@@ -145,14 +163,15 @@ int main() {
   MP_CHECK(dst && src_sym, "nvshmem_malloc failed");
   std::vector<char> local(kMax + 2 * kPad), check(kMax + 2 * kPad);
   const size_t offsets[][2] = {{0, 0}, {1, 3}, {7, 0}, {0, 5}, {13, 13}};
-  const Mode modes[] = {Mode::kBlocking, Mode::kNbi, Mode::kTyped, Mode::kSized, Mode::kStream};
+  const Mode modes[] = {Mode::kBlocking, Mode::kNbi, Mode::kTyped, Mode::kSized, Mode::kStream, Mode::kFlush};
+  constexpr uint64_t kModes = sizeof modes / sizeof modes[0];
   uint64_t round = 0;
   size_t transfers = 0, bytes = 0;
 
   for (size_t n : sizes()) {
     for (const auto& o : offsets) {
       const size_t doff = kPad + o[0], soff = kPad + o[1];
-      const Mode mode = modes[round % 5];
+      const Mode mode = modes[round % kModes];
       ++round;
       // --- put: to the next PE, checked by it.
       // Guards around the target area, written by the owner into its own heap.

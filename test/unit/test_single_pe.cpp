@@ -84,6 +84,60 @@ TEST(SinglePe, PutGetToSelf) {
   nvshmem_free(buf);
 }
 
+// NVSHMEM 3.8's regions on the host: one at a time, the handle start gave, hints that is_active reports.
+TEST(SinglePe, RegionsStartStopAndReportTheirHints) {
+  nvshmemx_region_handle_t h = 0, h2 = 0;
+  int active = -1;
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_NONE, &active), 0);
+  EXPECT_EQ(active, 0);
+  EXPECT_EQ(nvshmemx_region_stop(1), NVSHMEMX_ERROR_INVALID_VALUE);  // none active
+  nvshmemx_region_attrs_t attrs = NVSHMEMX_REGION_ATTRS_INITIALIZER;
+  attrs.hints = NVSHMEMX_REGION_HINT_BATCH_RMA;
+  ASSERT_EQ(nvshmemx_region_start(&h, &attrs), 0);
+  EXPECT_NE(h, 0u);
+  EXPECT_EQ(nvshmemx_region_start(&h2, nullptr), NVSHMEMX_ERROR_INVALID_VALUE);  // no nesting
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_BATCH_RMA, &active), 0);
+  EXPECT_EQ(active, 1);
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_NONE, &active), 0);
+  EXPECT_EQ(active, 1);
+  // Operations inside a region complete as outside it.
+  auto* buf = static_cast<int*>(nvshmem_malloc(sizeof(int)));
+  ASSERT_NE(buf, nullptr);
+  const int v = 41;
+  nvshmem_int_put_nbi(buf, &v, 1, 0);
+  EXPECT_EQ(nvshmemx_region_stop(h + 1), NVSHMEMX_ERROR_INVALID_VALUE);  // not its handle
+  EXPECT_EQ(nvshmemx_region_stop(h), 0);
+  nvshmem_quiet();
+  EXPECT_EQ(nvshmem_int_g(buf, 0), 41);
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_NONE, &active), 0);
+  EXPECT_EQ(active, 0);
+  // Without hints: active for none, not for BATCH_RMA; handles are new each time.
+  ASSERT_EQ(nvshmemx_region_start(&h2, nullptr), 0);
+  EXPECT_NE(h2, h);
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_BATCH_RMA, &active), 0);
+  EXPECT_EQ(active, 0);
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_NONE, &active), 0);
+  EXPECT_EQ(active, 1);
+  EXPECT_EQ(nvshmemx_region_stop(h2), 0);
+  // Bad arguments.
+  EXPECT_EQ(nvshmemx_region_start(nullptr, nullptr), NVSHMEMX_ERROR_INVALID_VALUE);
+  attrs.hints = 0x10;
+  EXPECT_EQ(nvshmemx_region_start(&h, &attrs), NVSHMEMX_ERROR_INVALID_VALUE);
+  EXPECT_EQ(nvshmemx_region_is_active(0x10, &active), NVSHMEMX_ERROR_INVALID_VALUE);
+  EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_NONE, nullptr), NVSHMEMX_ERROR_INVALID_VALUE);
+  nvshmem_free(buf);
+}
+
+// NVSHMEM 3.8's counted-write counter: reset sets this PE's copy to 0.
+TEST(SinglePe, CountedSignalResetClearsTheCounter) {
+  auto* counter = static_cast<uint64_t*>(nvshmem_malloc(sizeof(uint64_t)));
+  ASSERT_NE(counter, nullptr);
+  nvshmem_uint64_p(counter, 12345, 0);
+  nvshmemx_signal_counted_reset(counter);
+  EXPECT_EQ(nvshmem_uint64_g(counter, 0), 0u);
+  nvshmem_free(counter);
+}
+
 TEST(SinglePeDeathTest, InvalidPeEndsTheProgramWithTheRange) {
   auto* buf = static_cast<char*>(nvshmem_malloc(64));
   char src[8] = {};

@@ -1,4 +1,5 @@
-/* nvshmemx_collective_launch and nvshmemx_collective_launch_query_gridsize (C++, as in NVSHMEM).
+/* nvshmemx_collective_launch, nvshmemx_collective_launch_attr (3.8: the user's cudaLaunchConfig_t, its
+ * launch attributes included) and nvshmemx_collective_launch_query_gridsize (C++, as in NVSHMEM).
  *
  * A collective launch is collective: every PE launches its kernel, and each PE's whole grid is
  * resident on its GPU at once, so that kernels may synchronise across PEs (barriers, waits) without
@@ -7,7 +8,9 @@
  * (under MPS, the share CUDA reports). Where PEs share a GPU (NVSHMEM_STATUS_LIMITED_MPG), their
  * grids are not co-resident but take turns on it; the launch runs (with one warning), and kernels
  * that wait for each other progress as the GPU switches between the PEs' contexts.
- * An all-zero grid asks for that maximum. The kernel runs as a cooperative launch on `stream`.
+ * An all-zero grid asks for that maximum. The kernel runs as a cooperative launch on `stream` (with _attr:
+ * the configuration's stream, with its attributes beside the cooperative one; an attribute the user gives
+ * wins over the library's).
  *
  * These are inline functions over the CUDA runtime (compiled into the caller, which links the CUDA
  * runtime anyway), so libgshmem_host itself keeps no dependency on it. */
@@ -68,48 +71,105 @@ inline int nvshmemx_collective_launch_query_gridsize(const void *func, dim3 bloc
   return NVSHMEMX_SUCCESS;
 }
 
-inline int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims, void **args, size_t sharedMem,
-                                      cudaStream_t stream) {
-  const char *api = "nvshmemx_collective_launch";
+/* nvshmemx_collective_launch_attr (NVSHMEM 3.8): the launch's configuration is the user's cudaLaunchConfig_t
+ * (grid, block, dynamic shared memory, stream and launch attributes). */
+typedef struct {
+  cudaLaunchConfig_t cuda_config;
+} nvshmemx_collective_launch_attr_t;
+
+namespace gshmem {
+namespace detail {
+
+/* The most launch attributes a collective launch takes from the user (NVSHMEM's bound). */
+constexpr unsigned kMaxUserLaunchAttributes = 16;
+
+/* A collective launch of `func` with `config`: the grid checked against what fits at once (all zeros: that
+ * maximum), the cooperative attribute added where the GPU has cooperative launches and the user did not set
+ * it (the user's attributes win), on config.stream. Returns an NVSHMEMX code, after logging why. */
+inline int collective_launch(cudaLaunchConfig_t config, const void *func, void **args, const char *api) {
   char msg[512];
+  if (config.numAttrs > kMaxUserLaunchAttributes || (config.numAttrs > 0 && config.attrs == nullptr)) {
+    std::snprintf(msg, sizeof msg, "%u launch attributes%s: give at most %u, in an array", config.numAttrs,
+                  config.attrs == nullptr ? " without an array" : "", kMaxUserLaunchAttributes);
+    gshmemi_report_error(api, msg);
+    return NVSHMEMX_ERROR_INVALID_VALUE;
+  }
   int rc = gshmemi_collective_launch_prepare(api);
   if (rc != 0) return rc;
   int per_sm = 0, sms = 0;
-  const int max = gshmem::detail::co_resident_blocks(func, blockDims, sharedMem, &per_sm, &sms, api);
+  const int max = co_resident_blocks(func, config.blockDim, config.dynamicSmemBytes, &per_sm, &sms, api);
   if (max < 0) return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
-  const int zeros = (gridDims.x == 0) + (gridDims.y == 0) + (gridDims.z == 0);
+  dim3 &grid = config.gridDim;
+  const int zeros = (grid.x == 0) + (grid.y == 0) + (grid.z == 0);
   if (zeros == 3) {
-    gridDims = dim3(static_cast<unsigned>(max), 1, 1);
+    grid = dim3(static_cast<unsigned>(max), 1, 1);
   } else if (zeros != 0) {
     std::snprintf(msg, sizeof msg,
                   "the grid (%u, %u, %u) mixes zero and non-zero sizes: give every size, or all zeros for the "
                   "largest grid that fits",
-                  gridDims.x, gridDims.y, gridDims.z);
+                  grid.x, grid.y, grid.z);
     gshmemi_report_error(api, msg);
     return NVSHMEMX_ERROR_INVALID_VALUE;
   }
   const unsigned long long blocks =
-      static_cast<unsigned long long>(gridDims.x) * gridDims.y * static_cast<unsigned long long>(gridDims.z);
+      static_cast<unsigned long long>(grid.x) * grid.y * static_cast<unsigned long long>(grid.z);
   if (max == 0 || blocks > static_cast<unsigned long long>(max)) {
+    const dim3 &b = config.blockDim;
     std::snprintf(msg, sizeof msg,
                   "a grid of %llu blocks cannot be resident on the GPU at once: with %u threads per block and %zu "
                   "bytes of dynamic shared memory, %d block(s) fit per SM on %d SMs, so at most %d; launch fewer "
                   "blocks (nvshmemx_collective_launch_query_gridsize tells how many), or smaller ones",
-                  blocks, blockDims.x * blockDims.y * blockDims.z, sharedMem, per_sm, sms, max);
+                  blocks, b.x * b.y * b.z, config.dynamicSmemBytes, per_sm, sms, max);
     gshmemi_report_error(api, msg);
     return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
   }
   int device = 0, cooperative = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
-  cudaError_t err = cooperative ? cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream)
-                                : cudaLaunchKernel(func, gridDims, blockDims, args, sharedMem, stream);
+  cudaLaunchAttribute attrs[kMaxUserLaunchAttributes + 1];
+  unsigned n = 0;
+  bool user_set_cooperative = false;
+  for (unsigned i = 0; i < config.numAttrs; ++i) {
+    attrs[n++] = config.attrs[i];
+    user_set_cooperative = user_set_cooperative || config.attrs[i].id == cudaLaunchAttributeCooperative;
+  }
+  if (cooperative && !user_set_cooperative) {
+    attrs[n] = cudaLaunchAttribute{};
+    attrs[n].id = cudaLaunchAttributeCooperative;
+    attrs[n].val.cooperative = 1;
+    ++n;
+  }
+  config.attrs = n > 0 ? attrs : nullptr;
+  config.numAttrs = n;
+  const cudaError_t err = cudaLaunchKernelExC(&config, func, args);
   if (err != cudaSuccess) {
     std::snprintf(msg, sizeof msg, "the launch failed: %s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
     gshmemi_report_error(api, msg);
     return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
   }
   return NVSHMEMX_SUCCESS;
+}
+
+}  // namespace detail
+}  // namespace gshmem
+
+inline int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims, void **args, size_t sharedMem,
+                                      cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = gridDims;
+  config.blockDim = blockDims;
+  config.dynamicSmemBytes = sharedMem;
+  config.stream = stream;
+  return gshmem::detail::collective_launch(config, func, args, "nvshmemx_collective_launch");
+}
+
+inline int nvshmemx_collective_launch_attr(const nvshmemx_collective_launch_attr_t *attr, const void *func,
+                                           void **args) {
+  if (attr == nullptr) {
+    gshmemi_report_error("nvshmemx_collective_launch_attr", "the attributes pointer is NULL");
+    return NVSHMEMX_ERROR_INVALID_VALUE;
+  }
+  return gshmem::detail::collective_launch(attr->cuda_config, func, args, "nvshmemx_collective_launch_attr");
 }
 
 #endif /* __cplusplus && CUDA runtime */

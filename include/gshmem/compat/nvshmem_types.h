@@ -75,6 +75,35 @@ typedef enum {
   NVSHMEMX_ERROR_SENTINEL = 1 << 30
 } nvshmemx_status;
 
+/* The name of a status code ("NVSHMEMX_ERROR_SYMMETRY"), or "NVSHMEMX_ERROR_<unknown>" for a value that
+ * is none of them (NVSHMEM 3.8). Inline, as in NVSHMEM: no library symbol; callable from device code. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+    static inline const char *
+    nvshmemx_status_string(int status) {
+  switch (status) {
+    case NVSHMEMX_SUCCESS:
+      return "NVSHMEMX_SUCCESS";
+    case NVSHMEMX_ERROR_INVALID_VALUE:
+      return "NVSHMEMX_ERROR_INVALID_VALUE";
+    case NVSHMEMX_ERROR_OUT_OF_MEMORY:
+      return "NVSHMEMX_ERROR_OUT_OF_MEMORY";
+    case NVSHMEMX_ERROR_NOT_SUPPORTED:
+      return "NVSHMEMX_ERROR_NOT_SUPPORTED";
+    case NVSHMEMX_ERROR_SYMMETRY:
+      return "NVSHMEMX_ERROR_SYMMETRY";
+    case NVSHMEMX_ERROR_GPU_NOT_SELECTED:
+      return "NVSHMEMX_ERROR_GPU_NOT_SELECTED";
+    case NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED:
+      return "NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED";
+    case NVSHMEMX_ERROR_INTERNAL:
+      return "NVSHMEMX_ERROR_INTERNAL";
+    default:
+      return "NVSHMEMX_ERROR_<unknown>";
+  }
+}
+
 typedef enum {
   NVSHMEM_STATUS_NOT_INITIALIZED = 0,
   NVSHMEM_STATUS_IS_BOOTSTRAPPED = 1,
@@ -83,6 +112,22 @@ typedef enum {
   NVSHMEM_STATUS_FULL_MPG = 4,
   NVSHMEM_STATUS_INVALID = 1 << 30
 } nvshmemx_init_status_t;
+
+/* ---- RMA regions (3.8) -------------------------------------------------------------------- */
+typedef uint64_t nvshmemx_region_handle_t;
+typedef enum {
+  NVSHMEMX_REGION_HINT_NONE = GSHMEM_REGION_HINT_NONE,
+  NVSHMEMX_REGION_HINT_BATCH_RMA = GSHMEM_REGION_HINT_BATCH_RMA
+} nvshmemx_region_hint_t;
+/* 64 bytes: the hints (bits of nvshmemx_region_hint_t), the rest reserved (zero). */
+typedef struct {
+  uint32_t hints;
+  char reserved[60];
+} nvshmemx_region_attrs_t;
+#define NVSHMEMX_REGION_ATTRS_INITIALIZER \
+  {                                       \
+    NVSHMEMX_REGION_HINT_NONE, { 0 }      \
+  }
 
 /* ---- threads ----------------------------------------------------------------------------- */
 enum nvshmemx_thread_support_t {
@@ -213,6 +258,7 @@ static_assert(sizeof(nvshmemx_uniqueid_args_t) == 24, "nvshmemx_uniqueid_args_t 
 static_assert(sizeof(nvshmemx_init_args_t) == 128, "nvshmemx_init_args_t must be 128 bytes");
 static_assert(sizeof(nvshmemx_init_attr_t) == 144, "nvshmemx_init_attr_t must be 144 bytes");
 static_assert(sizeof(nvshmem_team_config_t) == 64, "nvshmem_team_config_t must be 64 bytes");
+static_assert(sizeof(nvshmemx_region_attrs_t) == 64, "nvshmemx_region_attrs_t must be 64 bytes");
 #endif
 
 #endif /* GSHMEM_COMPAT_NVSHMEM_TYPES_H_ */

@@ -73,7 +73,8 @@ enum NetAmoCode : int32_t {
   kNetAmoOr,
   kNetAmoXor,
   kNetAmoSwap,
-  kNetAmoCompareSwap
+  kNetAmoCompareSwap,
+  kNetAmoFloatAdd /* half, float or double by amo_bytes (2, 4, 8) */
 };
 /* What a kernel asks of the proxy (the part of a slot that the kernel fills). */
 struct NetRequest {

@@ -119,6 +119,23 @@ __device__ __forceinline__ void quiet_all() {
   net_quiet();
 }
 
+// flush(): the source buffers of every put this thread issued before may be reused; nothing is promised
+// about their arrival. A store to a mapped peer read its source when it issued, so only the copies handed
+// to the copy engines and the requests to the network proxy are waited for (their completion is the only
+// sign the transports give that the source was read), without quiet's fence when there are none.
+__device__ __forceinline__ void flush_all() {
+  const DeviceState& st = state();
+  if (*reinterpret_cast<const volatile uint64_t*>(&st.ce_min_bytes) != 0) {
+    const uint64_t posted = ce_posted();
+    Backoff backoff;
+    while (load_acquire_sys(const_cast<const uint64_t*>(st.ce_counters + 1)) < posted) {
+      if (load_relaxed_sys(&st.ce_ring->error) != 0) __trap();
+      backoff.pause();
+    }
+  }
+  net_quiet();
+}
+
 }  // namespace detail
 }  // namespace gshmem
 

@@ -12,6 +12,8 @@
 //                                                       team_sync<Scope>(team)              (team.cuh)
 //   gshmem::dev::broadcast<Scope>(team, ...), fcollect, alltoall and their *mem forms     (coll.cuh)
 //   gshmem::dev::reduce<Scope, Op>(team, dest, src, n), reducescatter, maxloc_reduce      (reduce.cuh)
+//   gshmem::dev::region_start<kBlock>(&handle, hints), region_stop, region_is_active      (region.cuh)
+//   gshmem::dev::flush<Scope>(), putmem_signal_counted_nbi<kBlock>, signal_counted_*      (sync, signal.cuh)
 //
 // Scope is gshmem::Scope::kThread, kWarp, kWarpgroup or kBlock. The NVSHMEM names (nvshmem.h) forward here.
 #pragma once
@@ -22,6 +24,7 @@
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/query.cuh"
 #include "gshmem/device/reduce.cuh"
+#include "gshmem/device/region.cuh"
 #include "gshmem/device/rma.cuh"
 #include "gshmem/device/scope.cuh"
 #include "gshmem/device/signal.cuh"

@@ -61,8 +61,12 @@ GSHMEMI_DEFINE_LOAD_SYS(load_acquire_sys, "acquire")
 
 template <class T>
 __device__ __forceinline__ void store_relaxed_sys(T* p, T v) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4 or 8 bytes");
-  if constexpr (sizeof(T) == 4) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "2, 4 or 8 bytes");
+  if constexpr (sizeof(T) == 2) {
+    unsigned short r;
+    __builtin_memcpy(&r, &v, 2);
+    asm volatile("st.relaxed.sys.global.b16 [%0], %1;" ::"l"(p), "h"(r) : "memory");
+  } else if constexpr (sizeof(T) == 4) {
     unsigned r;
     __builtin_memcpy(&r, &v, 4);
     asm volatile("st.relaxed.sys.global.b32 [%0], %1;" ::"l"(p), "r"(r) : "memory");
@@ -97,6 +101,58 @@ __device__ __forceinline__ void red_relaxed_sys(W* p, W v) {
     if constexpr (Op == RedOp::kOr) asm volatile("red.relaxed.sys.global.or.b64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
     if constexpr (Op == RedOp::kXor)
       asm volatile("red.relaxed.sys.global.xor.b64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
+  }
+}
+
+// Float add at system scope on the bits of a half (2 bytes), float or double: the sum rounded to nearest
+// even, the old bits returned (atom) when Fetch, else nothing (red: the thread does not wait for the reply).
+template <bool Fetch, class W>
+__device__ __forceinline__ W float_add_sys(W* p, W v) {
+  static_assert(sizeof(W) == 2 || sizeof(W) == 4 || sizeof(W) == 8, "half, float or double bits");
+  W old = 0;
+  if constexpr (sizeof(W) == 2) {
+    const unsigned short x = v;
+    unsigned short r = 0;
+    if constexpr (Fetch)
+      asm volatile("atom.relaxed.sys.global.add.noftz.f16 %0, [%1], %2;" : "=h"(r) : "l"(p), "h"(x) : "memory");
+    else
+      asm volatile("red.relaxed.sys.global.add.noftz.f16 [%0], %1;" ::"l"(p), "h"(x) : "memory");
+    old = r;
+  } else if constexpr (sizeof(W) == 4) {
+    float x, r = 0.f;
+    __builtin_memcpy(&x, &v, 4);
+    if constexpr (Fetch)
+      asm volatile("atom.relaxed.sys.global.add.f32 %0, [%1], %2;" : "=f"(r) : "l"(p), "f"(x) : "memory");
+    else
+      asm volatile("red.relaxed.sys.global.add.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
+    __builtin_memcpy(&old, &r, 4);
+  } else {
+    double x, r = 0.0;
+    __builtin_memcpy(&x, &v, 8);
+    if constexpr (Fetch)
+      asm volatile("atom.relaxed.sys.global.add.f64 %0, [%1], %2;" : "=d"(r) : "l"(p), "d"(x) : "memory");
+    else
+      asm volatile("red.relaxed.sys.global.add.f64 [%0], %1;" ::"l"(p), "d"(x) : "memory");
+    __builtin_memcpy(&old, &r, 8);
+  }
+  return old;
+}
+
+// Compare-and-swap and exchange of 2 bytes at system scope (the half's swap; there is no 16-bit exch).
+__device__ __forceinline__ unsigned short cas16_sys(unsigned short* p, unsigned short compare, unsigned short v) {
+  unsigned short old;
+  asm volatile("atom.relaxed.sys.global.cas.b16 %0, [%1], %2, %3;"
+               : "=h"(old)
+               : "l"(p), "h"(compare), "h"(v)
+               : "memory");
+  return old;
+}
+__device__ __forceinline__ unsigned short exchange16_sys(unsigned short* p, unsigned short v) {
+  unsigned short seen = load_relaxed_sys(p);
+  for (;;) {
+    const unsigned short old = cas16_sys(p, seen, v);
+    if (old == seen) return old;
+    seen = old;
   }
 }
 

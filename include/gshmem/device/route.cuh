@@ -10,7 +10,7 @@
 //   route::store / load            one element (p, g)
 //   route::copy<S, Dir, Done>      a group's copy (put, get; blocking, _nbi, or posted for the collectives)
 //   route::strided<S, Dir>         a group's strided copy (iput, iget)
-//   route::amo<Op, Fetch>          an atomic, fetching or not, of 4 or 8 bytes
+//   route::amo<Op, Fetch>          an atomic, fetching or not, of 4 or 8 bytes (a half's: 2)
 //   route::signal, put_signal<S, Done>  a signal update; the data then the signal
 //   route::flag                    a barrier's arrival (a release on a mapped peer)
 //
@@ -225,12 +225,19 @@ __device__ __forceinline__ void strided(T* dest, const T* source, ptrdiff_t dst,
 // fetching one waits for its result. Relaxed: they order nothing else.
 template <int32_t Op, bool Fetch, class W>
 __device__ __forceinline__ W amo_mapped(W* w, W operand, W compare) {
-  static_assert(sizeof(W) == 4 || sizeof(W) == 8, "atomics operate on 4- or 8-byte words");
+  static_assert(
+      sizeof(W) == 4 || sizeof(W) == 8 ||
+          (sizeof(W) == 2 && (Op == kNetAmoLoad || Op == kNetAmoStore || Op == kNetAmoSwap || Op == kNetAmoFloatAdd)),
+      "atomics operate on 4- or 8-byte words, and a half's fetch, set, swap and add on 2");
   if constexpr (Op == kNetAmoLoad) {
     return load_relaxed_sys(w);
   } else if constexpr (Op == kNetAmoStore) {
     store_relaxed_sys(w, operand);
     return W();
+  } else if constexpr (Op == kNetAmoFloatAdd) {
+    return float_add_sys<Fetch>(w, operand);
+  } else if constexpr (Op == kNetAmoSwap && sizeof(W) == 2) {
+    return exchange16_sys(w, operand);
   } else if constexpr (Op == kNetAmoSwap) {
     return atomicExch_system(w, operand);
   } else if constexpr (Op == kNetAmoCompareSwap) {
@@ -255,7 +262,7 @@ __device__ __forceinline__ W amo_mapped(W* w, W operand, W compare) {
   }
 }
 
-// An atomic on the word `sym` (unsigned int or unsigned long long) of `pe`; its old value when Fetch.
+// An atomic on the word `sym` (unsigned short, int or long long) of `pe`; its old value when Fetch.
 template <int32_t Op, bool Fetch, class W>
 __device__ __forceinline__ W amo(const W* sym, W operand, W compare, int pe) {
   check(sym, sizeof(W), pe);

@@ -22,6 +22,15 @@ __device__ __forceinline__ void quiet() { gshmem::detail::quiet_all(); }
 // later put but by completing it, so fence() is quiet().
 __device__ __forceinline__ void fence() { gshmem::detail::quiet_all(); }
 
+// The source buffers of every put the group's threads issued before may be reused when it returns (NVSHMEM
+// 3.7's flush); unlike quiet(), their arrival at the targets is not promised. Collective over the group.
+template <Scope S = Scope::kThread>
+__device__ __forceinline__ void flush() {
+  gshmem::detail::group_sync<S>();
+  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::flush_all();
+  gshmem::detail::group_sync<S>();
+}
+
 // Barrier over all PEs, with quiet first: when it returns, every PE has entered it and every put
 // issued before it by any PE is visible. Collective: every PE calls it once per barrier, from one
 // thread (kThread), one warp (kWarp) or one block (kBlock); a kernel that calls it needs all PEs'

@@ -44,8 +44,8 @@ extern "C" {
 #endif
 
 /* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory; 5: services.waiting; 6: the
- * results _IN_PROGRESS and _NO_RESOURCES; 7: progress */
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 7
+ * results _IN_PROGRESS and _NO_RESOURCES; 7: progress; 8: GSHMEM_TRANSPORT_AMO_FADD and 2-byte words */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 8
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* What a call returns. */
@@ -62,7 +62,9 @@ extern "C" {
 /* Capabilities (gshmem_transport_plugin_v1::caps). */
 #define GSHMEM_TRANSPORT_CAP_CUDA_MEMORY 1u /* add_memory takes GPU memory (GSHMEM_TRANSPORT_MEM_CUDA) */
 
-/* The atomic operations, on words of 4 or 8 bytes (the numbering of the core's AmoOp). */
+/* The atomic operations, on words of 4 or 8 bytes (the numbering of the core's AmoOp). FADD adds as an IEEE
+ * float of the word's width (2 bytes: half, 4: float, 8: double); a word of 2 bytes takes only LOAD, STORE,
+ * SWAP and FADD. */
 #define GSHMEM_TRANSPORT_AMO_LOAD 0
 #define GSHMEM_TRANSPORT_AMO_STORE 1
 #define GSHMEM_TRANSPORT_AMO_ADD 2
@@ -71,6 +73,7 @@ extern "C" {
 #define GSHMEM_TRANSPORT_AMO_XOR 5
 #define GSHMEM_TRANSPORT_AMO_SWAP 6
 #define GSHMEM_TRANSPORT_AMO_CSWAP 7
+#define GSHMEM_TRANSPORT_AMO_FADD 8
 
 /* What gshmem gives the plugin. */
 typedef struct gshmem_transport_services_v1 {
@@ -82,7 +85,7 @@ typedef struct gshmem_transport_services_v1 {
   /* Logs a line in gshmem's log (level 0: warning, 1: info, 2: trace). */
   void (*log)(void *ctx, int level, const char *line);
   /* Applies the atomic `op` (GSHMEM_TRANSPORT_AMO_*) with `operand` (and `compare`) to the word of `bytes`
-   * (4 or 8) bytes at heap offset `heap_offset` of this PE's heap, atomically with every other atomic on
+   * (2, 4 or 8) bytes at heap offset `heap_offset` of this PE's heap, atomically with every other atomic on
    * it (from kernels too), and stores its previous value in *old. Any thread, while the plugin is
    * connected; it may wait for the GPU. Returns 0, or non-zero (logged) when it cannot. */
   int (*local_atomic)(void *ctx, uint64_t heap_offset, int op, int bytes, uint64_t operand, uint64_t compare,
@@ -133,7 +136,7 @@ struct gshmem_transport_plugin_v1 {
    * `blocking`, else after quiet. */
   int (*get)(gshmem_transport_plugin_v1_t *self, void *dst, int pe, uint64_t heap_offset, size_t bytes, int blocking,
              char *why, size_t why_len);
-  /* The atomic `op` (GSHMEM_TRANSPORT_AMO_*) on the word of `bytes` (4 or 8) bytes at heap offset
+  /* The atomic `op` (GSHMEM_TRANSPORT_AMO_*) on the word of `bytes` (2, 4 or 8) bytes at heap offset
    * `heap_offset` of `pe`, with `operand` (and, for CSWAP, `compare`). With `fetched`, the word's
    * previous value is stored there: before the call returns with `blocking`, else by quiet (and
    * *fetched must stay valid until then). The operation itself completes by quiet. */

@@ -34,9 +34,15 @@ void nvshmemx_hostlib_finalize(void) { gshmem::compat::finalize(); }
 void *nvshmem_ptr(const void *ptr, int pe) { return gshmem::compat::ptr(ptr, pe); }
 void nvshmem_quiet(void) { gshmem::compat::quiet(); }
 void nvshmem_fence(void) { gshmem::compat::fence(); }
+void nvshmemx_flush(void) { gshmem::compat::flush(); }
 void nvshmem_barrier_all(void) { gshmem::compat::barrier_all(); }
 void nvshmem_sync_all(void) { gshmem::compat::sync_all(); }
 void nvshmemx_quiet_on_stream(cudaStream_t stream) { gshmem::compat::quiet_on_stream(stream); }
+void nvshmemx_flush_on_stream(cudaStream_t stream) { gshmem::compat::flush_on_stream(stream); }
+int nvshmemx_region_start(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs) { return gshmem::compat::region_start(handle, attrs); }
+int nvshmemx_region_stop(nvshmemx_region_handle_t handle) { return gshmem::compat::region_stop(handle); }
+int nvshmemx_region_is_active(uint32_t hints, int *active) { return gshmem::compat::region_is_active(hints, active); }
+void nvshmemx_signal_counted_reset(uint64_t *signal_addr) { gshmem::compat::signal_counted_reset(signal_addr); }
 void nvshmemx_barrier_all_on_stream(cudaStream_t stream) { gshmem::compat::barrier_all_on_stream(stream); }
 void nvshmemx_sync_all_on_stream(cudaStream_t stream) { gshmem::compat::sync_all_on_stream(stream); }
 uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem::compat::signal_fetch(sig_addr, __func__); }
@@ -779,6 +785,9 @@ uint32_t nvshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe)
 uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) { return gshmem::compat::atomic<uint64_t>(gshmem::AmoOp::kAdd, dest, value, static_cast<uint64_t>(0), true, pe, __func__); }
 size_t nvshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) { return gshmem::compat::atomic<size_t>(gshmem::AmoOp::kAdd, dest, value, static_cast<size_t>(0), true, pe, __func__); }
 ptrdiff_t nvshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { return gshmem::compat::atomic<ptrdiff_t>(gshmem::AmoOp::kAdd, dest, value, static_cast<ptrdiff_t>(0), true, pe, __func__); }
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+__half nvshmem_half_atomic_fetch(const __half *dest, int pe) { return gshmem::compat::atomic_fetch<__half>(dest, pe, __func__); }
+#endif
 float nvshmem_float_atomic_fetch(const float *dest, int pe) { return gshmem::compat::atomic_fetch<float>(dest, pe, __func__); }
 double nvshmem_double_atomic_fetch(const double *dest, int pe) { return gshmem::compat::atomic_fetch<double>(dest, pe, __func__); }
 int nvshmem_int_atomic_fetch(const int *dest, int pe) { return gshmem::compat::atomic_fetch<int>(dest, pe, __func__); }
@@ -793,6 +802,9 @@ uint32_t nvshmem_uint32_atomic_fetch(const uint32_t *dest, int pe) { return gshm
 uint64_t nvshmem_uint64_atomic_fetch(const uint64_t *dest, int pe) { return gshmem::compat::atomic_fetch<uint64_t>(dest, pe, __func__); }
 size_t nvshmem_size_atomic_fetch(const size_t *dest, int pe) { return gshmem::compat::atomic_fetch<size_t>(dest, pe, __func__); }
 ptrdiff_t nvshmem_ptrdiff_atomic_fetch(const ptrdiff_t *dest, int pe) { return gshmem::compat::atomic_fetch<ptrdiff_t>(dest, pe, __func__); }
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+void nvshmem_half_atomic_set(__half *dest, __half value, int pe) { gshmem::compat::atomic<__half>(gshmem::AmoOp::kStore, dest, value, static_cast<__half>(0), false, pe, __func__); }
+#endif
 void nvshmem_float_atomic_set(float *dest, float value, int pe) { gshmem::compat::atomic<float>(gshmem::AmoOp::kStore, dest, value, static_cast<float>(0), false, pe, __func__); }
 void nvshmem_double_atomic_set(double *dest, double value, int pe) { gshmem::compat::atomic<double>(gshmem::AmoOp::kStore, dest, value, static_cast<double>(0), false, pe, __func__); }
 void nvshmem_int_atomic_set(int *dest, int value, int pe) { gshmem::compat::atomic<int>(gshmem::AmoOp::kStore, dest, value, static_cast<int>(0), false, pe, __func__); }
@@ -807,6 +819,9 @@ void nvshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) { gshmem:
 void nvshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) { gshmem::compat::atomic<uint64_t>(gshmem::AmoOp::kStore, dest, value, static_cast<uint64_t>(0), false, pe, __func__); }
 void nvshmem_size_atomic_set(size_t *dest, size_t value, int pe) { gshmem::compat::atomic<size_t>(gshmem::AmoOp::kStore, dest, value, static_cast<size_t>(0), false, pe, __func__); }
 void nvshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) { gshmem::compat::atomic<ptrdiff_t>(gshmem::AmoOp::kStore, dest, value, static_cast<ptrdiff_t>(0), false, pe, __func__); }
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+__half nvshmem_half_atomic_swap(__half *dest, __half value, int pe) { return gshmem::compat::atomic<__half>(gshmem::AmoOp::kSwap, dest, value, static_cast<__half>(0), true, pe, __func__); }
+#endif
 float nvshmem_float_atomic_swap(float *dest, float value, int pe) { return gshmem::compat::atomic<float>(gshmem::AmoOp::kSwap, dest, value, static_cast<float>(0), true, pe, __func__); }
 double nvshmem_double_atomic_swap(double *dest, double value, int pe) { return gshmem::compat::atomic<double>(gshmem::AmoOp::kSwap, dest, value, static_cast<double>(0), true, pe, __func__); }
 int nvshmem_int_atomic_swap(int *dest, int value, int pe) { return gshmem::compat::atomic<int>(gshmem::AmoOp::kSwap, dest, value, static_cast<int>(0), true, pe, __func__); }
@@ -875,6 +890,16 @@ int32_t nvshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) { r
 int64_t nvshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return gshmem::compat::atomic<int64_t>(gshmem::AmoOp::kXor, dest, value, static_cast<int64_t>(0), true, pe, __func__); }
 uint32_t nvshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) { return gshmem::compat::atomic<uint32_t>(gshmem::AmoOp::kXor, dest, value, static_cast<uint32_t>(0), true, pe, __func__); }
 uint64_t nvshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) { return gshmem::compat::atomic<uint64_t>(gshmem::AmoOp::kXor, dest, value, static_cast<uint64_t>(0), true, pe, __func__); }
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+void nvshmemx_half_atomic_add(__half *dest, __half value, int pe) { gshmem::compat::atomic<__half>(gshmem::AmoOp::kFloatAdd, dest, value, __half(), false, pe, __func__); }
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+__half nvshmemx_half_atomic_fetch_add(__half *dest, __half value, int pe) { return gshmem::compat::atomic<__half>(gshmem::AmoOp::kFloatAdd, dest, value, __half(), true, pe, __func__); }
+#endif
+void nvshmemx_float_atomic_add(float *dest, float value, int pe) { gshmem::compat::atomic<float>(gshmem::AmoOp::kFloatAdd, dest, value, float(), false, pe, __func__); }
+float nvshmemx_float_atomic_fetch_add(float *dest, float value, int pe) { return gshmem::compat::atomic<float>(gshmem::AmoOp::kFloatAdd, dest, value, float(), true, pe, __func__); }
+void nvshmemx_double_atomic_add(double *dest, double value, int pe) { gshmem::compat::atomic<double>(gshmem::AmoOp::kFloatAdd, dest, value, double(), false, pe, __func__); }
+double nvshmemx_double_atomic_fetch_add(double *dest, double value, int pe) { return gshmem::compat::atomic<double>(gshmem::AmoOp::kFloatAdd, dest, value, double(), true, pe, __func__); }
 void nvshmem_short_wait_until(short *ivar, int cmp, short cmp_value) { gshmem::compat::wait<short>(gshmem::WaitFor::kAll, true, ivar, 1, nullptr, nullptr, cmp, nullptr, cmp_value, __func__); }
 void nvshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { gshmem::compat::wait<short>(gshmem::WaitFor::kAll, true, ivars, nelems, nullptr, status, cmp, nullptr, cmp_value, __func__); }
 size_t nvshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return gshmem::compat::wait<short>(gshmem::WaitFor::kAny, true, ivars, nelems, nullptr, status, cmp, nullptr, cmp_value, __func__); }

@@ -24,14 +24,24 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
   nvshmem_ptr(static_cast<const void *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_quiet();
   nvshmem_fence();
+  nvshmemx_flush();
   nvshmem_barrier_all();
   nvshmem_sync_all();
+  nvshmemx_region_is_active(gshmemt_zero<uint32_t>(), static_cast<int *>(gshmemt_ptr));
+  nvshmemx_signal_counted_reset(static_cast<uint64_t *>(gshmemt_ptr));
   nvshmem_signal_fetch(static_cast<uint64_t *>(gshmemt_ptr));
   nvshmemx_signal_op(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_signal_wait_until(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>());
   nvshmem_team_translate_pe(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmem_team_t>());
   nvshmem_barrier(gshmemt_zero<nvshmem_team_t>());
   nvshmem_team_sync(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_region_start_block(static_cast<nvshmemx_region_handle_t *>(gshmemt_ptr), static_cast<const nvshmemx_region_attrs_t *>(gshmemt_ptr));
+  nvshmemx_region_stop_block(gshmemt_zero<nvshmemx_region_handle_t>());
+  nvshmemx_signal_counted_load(static_cast<const uint64_t *>(gshmemt_ptr));
+  nvshmemx_signal_counted_wait_until(static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>());
+  nvshmemx_putmem_signal_counted_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmemx_flush_warp();
+  nvshmemx_flush_block();
   nvshmemx_barrier_all_warp();
   nvshmemx_barrier_all_block();
   nvshmemx_sync_all_warp();
@@ -116,38 +126,18 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_bfloat16_put_signal_nbi_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 #endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_bfloat16_put_signal_nbi_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_p(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_g(static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_put(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_put_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_put_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_get(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_get_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_get_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_put_nbi(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-#endif
 }
 __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
+  nvshmem_int64_get(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_get_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_get_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int64_put_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_put_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_put_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int64_get_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_get_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_get_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int64_iput(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int64_iput_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int64_iput_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int64_iget(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -202,18 +192,27 @@ __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmem_uint16_iput(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint16_iput_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint16_iput_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_uint16_iget(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_uint16_iget_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_uint16_iget_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_uint16_put_signal(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_uint16_put_signal_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_uint16_put_signal_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmem_uint16_put_signal_nbi(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_uint16_put_signal_nbi_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_uint16_put_signal_nbi_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmem_uint32_p(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
+  nvshmem_long_test_any_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
+  nvshmem_long_test_some_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
+  nvshmem_longlong_wait_until(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_wait_until_all(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_wait_until_any(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_wait_until_some(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_wait_until_all_vector(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long long *>(gshmemt_ptr));
+  nvshmem_longlong_wait_until_any_vector(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long long *>(gshmemt_ptr));
+  nvshmem_longlong_wait_until_some_vector(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long long *>(gshmemt_ptr));
+  nvshmem_longlong_test(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_test_all(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_test_any(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_test_some(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
+  nvshmem_longlong_test_all_vector(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long long *>(gshmemt_ptr));
+  nvshmem_longlong_test_any_vector(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long long *>(gshmemt_ptr));
+  nvshmem_longlong_test_some_vector(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long long *>(gshmemt_ptr));
+  nvshmem_ushort_wait_until(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
+  nvshmem_ushort_wait_until_all(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
+  nvshmem_ushort_wait_until_any(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_wait_until_some(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned short>());
   nvshmem_ushort_wait_until_all_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
   nvshmem_ushort_wait_until_any_vector(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned short *>(gshmemt_ptr));
@@ -259,27 +258,39 @@ __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_ulonglong_wait_until_some(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
   nvshmem_ulonglong_wait_until_all_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
   nvshmem_ulonglong_wait_until_any_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
-  nvshmem_ulonglong_wait_until_some_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
-  nvshmem_ulonglong_test(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
-  nvshmem_ulonglong_test_all(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
-  nvshmem_ulonglong_test_any(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
-  nvshmem_ulonglong_test_some(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
-  nvshmem_ulonglong_test_all_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
-  nvshmem_ulonglong_test_any_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
-  nvshmem_ulonglong_test_some_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
-  nvshmem_int32_wait_until(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_wait_until_all(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_wait_until_any(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_wait_until_some(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_wait_until_all_vector(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int32_t *>(gshmemt_ptr));
-  nvshmem_int32_wait_until_any_vector(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int32_t *>(gshmemt_ptr));
-  nvshmem_int32_wait_until_some_vector(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<int32_t *>(gshmemt_ptr));
-  nvshmem_int32_test(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_test_all(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_test_any(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
-  nvshmem_int32_test_some(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int32_t>());
 }
 __global__ void gshmemt_all_device_names_24(void *gshmemt_ptr) {
+  nvshmemx_uint64_xor_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_size_xor_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_xor_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_xor_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+  nvshmem_float_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_double_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_double_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_char_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_short_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_short_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_short_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -325,39 +336,27 @@ __global__ void gshmemt_all_device_names_24(void *gshmemt_ptr) {
   nvshmem_uint8_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint8_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint8_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uint16_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint16_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint16_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uint32_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint32_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint32_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uint64_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint64_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint64_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_size_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_size_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_size_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_bfloat16_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_bfloat16_max_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_bfloat16_max_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_max_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_max_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-  nvshmem_float_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_32(void *gshmemt_ptr) {
+  nvshmemx_int_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_long_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_long_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_longlong_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uchar_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uchar_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ushort_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ushort_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ulong_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulong_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ulong_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_ulonglong_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ulonglong_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -415,25 +414,6 @@ __global__ void gshmemt_all_device_names_32(void *gshmemt_ptr) {
   nvshmemx_double_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_char_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_char_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_char_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_short_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_short_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_short_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_schar_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_schar_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_schar_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_int_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_int_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_int_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_long_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_long_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_long_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_longlong_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_longlong_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_longlong_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uchar_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uchar_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uchar_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 
 void gshmemt_all_host_names(void *gshmemt_ptr) {
@@ -467,9 +447,15 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_ptr(static_cast<const void *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_quiet();
   nvshmem_fence();
+  nvshmemx_flush();
   nvshmem_barrier_all();
   nvshmem_sync_all();
   nvshmemx_quiet_on_stream(gshmemt_zero<cudaStream_t>());
+  nvshmemx_flush_on_stream(gshmemt_zero<cudaStream_t>());
+  nvshmemx_region_start(static_cast<nvshmemx_region_handle_t *>(gshmemt_ptr), static_cast<const nvshmemx_region_attrs_t *>(gshmemt_ptr));
+  nvshmemx_region_stop(gshmemt_zero<nvshmemx_region_handle_t>());
+  nvshmemx_region_is_active(gshmemt_zero<uint32_t>(), static_cast<int *>(gshmemt_ptr));
+  nvshmemx_signal_counted_reset(static_cast<uint64_t *>(gshmemt_ptr));
   nvshmemx_barrier_all_on_stream(gshmemt_zero<cudaStream_t>());
   nvshmemx_sync_all_on_stream(gshmemt_zero<cudaStream_t>());
   nvshmem_signal_fetch(static_cast<uint64_t *>(gshmemt_ptr));
@@ -1212,6 +1198,9 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_uint64_atomic_fetch_add(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
   nvshmem_size_atomic_fetch_add(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ptrdiff_atomic_fetch_add(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<int>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_atomic_fetch(static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<int>());
+#endif
   nvshmem_float_atomic_fetch(static_cast<const float *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_double_atomic_fetch(static_cast<const double *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_int_atomic_fetch(static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>());
@@ -1226,6 +1215,9 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_uint64_atomic_fetch(static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_size_atomic_fetch(static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_ptrdiff_atomic_fetch(static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_atomic_set(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
+#endif
   nvshmem_float_atomic_set(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
   nvshmem_double_atomic_set(static_cast<double *>(gshmemt_ptr), gshmemt_zero<double>(), gshmemt_zero<int>());
   nvshmem_int_atomic_set(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -1240,6 +1232,9 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_uint64_atomic_set(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
   nvshmem_size_atomic_set(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ptrdiff_atomic_set(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<int>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_atomic_swap(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
+#endif
   nvshmem_float_atomic_swap(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
   nvshmem_double_atomic_swap(static_cast<double *>(gshmemt_ptr), gshmemt_zero<double>(), gshmemt_zero<int>());
   nvshmem_int_atomic_swap(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -1308,6 +1303,16 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_int64_atomic_fetch_xor(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
   nvshmem_uint32_atomic_fetch_xor(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
   nvshmem_uint64_atomic_fetch_xor(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_atomic_add(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_atomic_fetch_add(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
+#endif
+  nvshmemx_float_atomic_add(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
+  nvshmemx_float_atomic_fetch_add(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
+  nvshmemx_double_atomic_add(static_cast<double *>(gshmemt_ptr), gshmemt_zero<double>(), gshmemt_zero<int>());
+  nvshmemx_double_atomic_fetch_add(static_cast<double *>(gshmemt_ptr), gshmemt_zero<double>(), gshmemt_zero<int>());
   nvshmem_short_wait_until(static_cast<short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_all(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());
   nvshmem_short_wait_until_any(static_cast<short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<short>());

@@ -32,10 +32,16 @@ GSHMEMI_DEVICE void *nvshmem_ptr(const void *ptr, int pe) { return gshmem::dev::
 GSHMEMI_DEVICE void nvshmem_quiet(void) { gshmem::dev::quiet(); }
 // Orders this PE's puts and atomics to each PE.
 GSHMEMI_DEVICE void nvshmem_fence(void) { gshmem::dev::fence(); }
+// The source buffers of the puts this PE (host) or thread (device) issued before may be reused; their arrival is not promised (nvshmem_quiet promises it).
+GSHMEMI_DEVICE void nvshmemx_flush(void) { gshmem::dev::flush<gshmem::Scope::kThread>(); }
 // Quiet, then wait until every PE has arrived (collective).
 GSHMEMI_DEVICE void nvshmem_barrier_all(void) { gshmem::dev::barrier_all<gshmem::Scope::kThread>(); }
 // Wait until every PE has arrived (collective), without completing earlier puts first.
 GSHMEMI_DEVICE void nvshmem_sync_all(void) { gshmem::dev::sync_all<gshmem::Scope::kThread>(); }
+// *active = 1 if this PE's (host) or block's (device) region is active with every hint of `hints`, else 0.
+GSHMEMI_DEVICE int nvshmemx_region_is_active(uint32_t hints, int *active) { return gshmem::dev::region_is_active(hints, active); }
+// Sets this PE's copy of a counted write's counter to 0.
+GSHMEMI_DEVICE void nvshmemx_signal_counted_reset(uint64_t *signal_addr) { gshmem::dev::signal_counted_reset(signal_addr); }
 // The value of this PE's signal at `sig_addr` (an acquire).
 GSHMEMI_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem::dev::signal_fetch(sig_addr); }
 // Updates `pe`'s signal at `sig_addr` atomically: NVSHMEM_SIGNAL_SET stores `signal`, _ADD adds it.
@@ -48,6 +54,20 @@ GSHMEMI_DEVICE int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe
 GSHMEMI_DEVICE int nvshmem_barrier(nvshmem_team_t team) { return gshmem::dev::team_barrier<gshmem::Scope::kThread>(team); }
 // Wait until every member of the team has arrived, without completing earlier puts first.
 GSHMEMI_DEVICE int nvshmem_team_sync(nvshmem_team_t team) { return gshmem::dev::team_sync<gshmem::Scope::kThread>(team); }
+// Starts the block's RMA region (collective over the block); nvshmemx_region_start's codes.
+GSHMEMI_DEVICE int nvshmemx_region_start_block(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs) { return gshmem::dev::region_start<gshmem::Scope::kBlock>(handle, attrs ? attrs->hints : 0u); }
+// Ends the block's RMA region (collective).
+GSHMEMI_DEVICE int nvshmemx_region_stop_block(nvshmemx_region_handle_t handle) { return gshmem::dev::region_stop<gshmem::Scope::kBlock>(handle); }
+// This PE's counter of counted writes (an acquire).
+GSHMEMI_DEVICE uint64_t nvshmemx_signal_counted_load(const uint64_t *signal_addr) { return gshmem::dev::signal_counted_load(signal_addr); }
+// Waits until this PE's counter reaches `expected` (modulo 2^64: wraps are allowed).
+GSHMEMI_DEVICE void nvshmemx_signal_counted_wait_until(const uint64_t *signal_addr, uint64_t expected) { gshmem::dev::signal_counted_wait_until(signal_addr, expected); }
+// The block's bytes to `pe`, then `bytes` added to its counter; 0 or NVSHMEMX_ERROR_INVALID_VALUE. The source may be reused on return.
+GSHMEMI_DEVICE int nvshmemx_putmem_signal_counted_nbi_block(void *dest, const void *source, size_t bytes, uint64_t *signal_addr, int pe) { return gshmem::dev::putmem_signal_counted_nbi<gshmem::Scope::kBlock>(dest, source, bytes, signal_addr, pe); }
+// nvshmemx_flush by all threads of a warp.
+GSHMEMI_DEVICE void nvshmemx_flush_warp(void) { gshmem::dev::flush<gshmem::Scope::kWarp>(); }
+// nvshmemx_flush by all threads of a block.
+GSHMEMI_DEVICE void nvshmemx_flush_block(void) { gshmem::dev::flush<gshmem::Scope::kBlock>(); }
 // nvshmem_barrier_all by all threads of a warp.
 GSHMEMI_DEVICE void nvshmemx_barrier_all_warp(void) { gshmem::dev::barrier_all<gshmem::Scope::kWarp>(); }
 // nvshmem_barrier_all by all threads of a block.
@@ -906,6 +926,7 @@ GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t
 GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_fetch_add<uint64_t>(dest, value, pe); }
 GSHMEMI_DEVICE size_t nvshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) { return gshmem::dev::atomic_fetch_add<size_t>(dest, value, pe); }
 GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { return gshmem::dev::atomic_fetch_add<ptrdiff_t>(dest, value, pe); }
+GSHMEMI_DEVICE __half nvshmem_half_atomic_fetch(const __half *dest, int pe) { return gshmem::dev::atomic_fetch<__half>(dest, pe); }
 GSHMEMI_DEVICE float nvshmem_float_atomic_fetch(const float *dest, int pe) { return gshmem::dev::atomic_fetch<float>(dest, pe); }
 GSHMEMI_DEVICE double nvshmem_double_atomic_fetch(const double *dest, int pe) { return gshmem::dev::atomic_fetch<double>(dest, pe); }
 GSHMEMI_DEVICE int nvshmem_int_atomic_fetch(const int *dest, int pe) { return gshmem::dev::atomic_fetch<int>(dest, pe); }
@@ -920,6 +941,7 @@ GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch(const uint32_t *dest, int pe
 GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch(const uint64_t *dest, int pe) { return gshmem::dev::atomic_fetch<uint64_t>(dest, pe); }
 GSHMEMI_DEVICE size_t nvshmem_size_atomic_fetch(const size_t *dest, int pe) { return gshmem::dev::atomic_fetch<size_t>(dest, pe); }
 GSHMEMI_DEVICE ptrdiff_t nvshmem_ptrdiff_atomic_fetch(const ptrdiff_t *dest, int pe) { return gshmem::dev::atomic_fetch<ptrdiff_t>(dest, pe); }
+GSHMEMI_DEVICE void nvshmem_half_atomic_set(__half *dest, __half value, int pe) { gshmem::dev::atomic_set<__half>(dest, value, pe); }
 GSHMEMI_DEVICE void nvshmem_float_atomic_set(float *dest, float value, int pe) { gshmem::dev::atomic_set<float>(dest, value, pe); }
 GSHMEMI_DEVICE void nvshmem_double_atomic_set(double *dest, double value, int pe) { gshmem::dev::atomic_set<double>(dest, value, pe); }
 GSHMEMI_DEVICE void nvshmem_int_atomic_set(int *dest, int value, int pe) { gshmem::dev::atomic_set<int>(dest, value, pe); }
@@ -934,6 +956,7 @@ GSHMEMI_DEVICE void nvshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, in
 GSHMEMI_DEVICE void nvshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) { gshmem::dev::atomic_set<uint64_t>(dest, value, pe); }
 GSHMEMI_DEVICE void nvshmem_size_atomic_set(size_t *dest, size_t value, int pe) { gshmem::dev::atomic_set<size_t>(dest, value, pe); }
 GSHMEMI_DEVICE void nvshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) { gshmem::dev::atomic_set<ptrdiff_t>(dest, value, pe); }
+GSHMEMI_DEVICE __half nvshmem_half_atomic_swap(__half *dest, __half value, int pe) { return gshmem::dev::atomic_swap<__half>(dest, value, pe); }
 GSHMEMI_DEVICE float nvshmem_float_atomic_swap(float *dest, float value, int pe) { return gshmem::dev::atomic_swap<float>(dest, value, pe); }
 GSHMEMI_DEVICE double nvshmem_double_atomic_swap(double *dest, double value, int pe) { return gshmem::dev::atomic_swap<double>(dest, value, pe); }
 GSHMEMI_DEVICE int nvshmem_int_atomic_swap(int *dest, int value, int pe) { return gshmem::dev::atomic_swap<int>(dest, value, pe); }
@@ -1002,6 +1025,12 @@ GSHMEMI_DEVICE int32_t nvshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t val
 GSHMEMI_DEVICE int64_t nvshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return gshmem::dev::atomic_fetch_xor<int64_t>(dest, value, pe); }
 GSHMEMI_DEVICE uint32_t nvshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) { return gshmem::dev::atomic_fetch_xor<uint32_t>(dest, value, pe); }
 GSHMEMI_DEVICE uint64_t nvshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) { return gshmem::dev::atomic_fetch_xor<uint64_t>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmemx_half_atomic_add(__half *dest, __half value, int pe) { gshmem::dev::atomic_add<__half>(dest, value, pe); }
+GSHMEMI_DEVICE __half nvshmemx_half_atomic_fetch_add(__half *dest, __half value, int pe) { return gshmem::dev::atomic_fetch_add<__half>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmemx_float_atomic_add(float *dest, float value, int pe) { gshmem::dev::atomic_add<float>(dest, value, pe); }
+GSHMEMI_DEVICE float nvshmemx_float_atomic_fetch_add(float *dest, float value, int pe) { return gshmem::dev::atomic_fetch_add<float>(dest, value, pe); }
+GSHMEMI_DEVICE void nvshmemx_double_atomic_add(double *dest, double value, int pe) { gshmem::dev::atomic_add<double>(dest, value, pe); }
+GSHMEMI_DEVICE double nvshmemx_double_atomic_fetch_add(double *dest, double value, int pe) { return gshmem::dev::atomic_fetch_add<double>(dest, value, pe); }
 GSHMEMI_DEVICE void nvshmem_short_wait_until(short *ivar, int cmp, short cmp_value) { gshmem::dev::wait_until<short>(ivar, cmp, cmp_value); }
 GSHMEMI_DEVICE void nvshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { gshmem::dev::wait_until_all<short>(ivars, nelems, status, cmp, cmp_value); }
 GSHMEMI_DEVICE size_t nvshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return gshmem::dev::wait_until_any<short>(ivars, nelems, status, cmp, cmp_value); }
@@ -2268,6 +2297,13 @@ GSHMEMI_DEVICE int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, dou
 // Host pass: declarations of the device-only names, so that device code parses; the host pass
 // emits no code for them.
 #include "gshmem/compat/nvshmem_types.h"
+__device__ int nvshmemx_region_start_block(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs);
+__device__ int nvshmemx_region_stop_block(nvshmemx_region_handle_t handle);
+__device__ uint64_t nvshmemx_signal_counted_load(const uint64_t *signal_addr);
+__device__ void nvshmemx_signal_counted_wait_until(const uint64_t *signal_addr, uint64_t expected);
+__device__ int nvshmemx_putmem_signal_counted_nbi_block(void *dest, const void *source, size_t bytes, uint64_t *signal_addr, int pe);
+__device__ void nvshmemx_flush_warp(void);
+__device__ void nvshmemx_flush_block(void);
 __device__ void nvshmemx_barrier_all_warp(void);
 __device__ void nvshmemx_barrier_all_block(void);
 __device__ void nvshmemx_sync_all_warp(void);

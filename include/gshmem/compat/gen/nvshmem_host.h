@@ -49,6 +49,12 @@ GSHMEM_API int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr
 GSHMEM_API void nvshmemx_hostlib_finalize(void);
 /* Work enqueued on `stream` after this waits for this PE's non-blocking host operations. */
 GSHMEM_API void nvshmemx_quiet_on_stream(cudaStream_t stream);
+/* nvshmemx_flush, ordered on `stream`. */
+GSHMEM_API void nvshmemx_flush_on_stream(cudaStream_t stream);
+/* Starts this PE's RMA region (no nesting) with the hints of `attrs` (NULL: none); its handle into *handle. 0, or NVSHMEMX_ERROR_INVALID_VALUE. */
+GSHMEM_API int nvshmemx_region_start(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs);
+/* Ends the active region (not a quiet). 0, or NVSHMEMX_ERROR_INVALID_VALUE for another handle or none active. */
+GSHMEM_API int nvshmemx_region_stop(nvshmemx_region_handle_t handle);
 /* nvshmem_barrier_all, ordered on `stream`. */
 GSHMEM_API void nvshmemx_barrier_all_on_stream(cudaStream_t stream);
 /* nvshmem_sync_all, ordered on `stream`. */
@@ -884,10 +890,16 @@ GSHMEM_API void *nvshmem_ptr(const void *ptr, int pe);
 GSHMEM_API void nvshmem_quiet(void);
 /* Orders this PE's puts and atomics to each PE. */
 GSHMEM_API void nvshmem_fence(void);
+/* The source buffers of the puts this PE (host) or thread (device) issued before may be reused; their arrival is not promised (nvshmem_quiet promises it). */
+GSHMEM_API void nvshmemx_flush(void);
 /* Quiet, then wait until every PE has arrived (collective). */
 GSHMEM_API void nvshmem_barrier_all(void);
 /* Wait until every PE has arrived (collective), without completing earlier puts first. */
 GSHMEM_API void nvshmem_sync_all(void);
+/* *active = 1 if this PE's (host) or block's (device) region is active with every hint of `hints`, else 0. */
+GSHMEM_API int nvshmemx_region_is_active(uint32_t hints, int *active);
+/* Sets this PE's copy of a counted write's counter to 0. */
+GSHMEM_API void nvshmemx_signal_counted_reset(uint64_t *signal_addr);
 /* The value of this PE's signal at `sig_addr` (an acquire). */
 GSHMEM_API uint64_t nvshmem_signal_fetch(uint64_t *sig_addr);
 /* Updates `pe`'s signal at `sig_addr` atomically: NVSHMEM_SIGNAL_SET stores `signal`, _ADD adds it. */
@@ -1284,6 +1296,9 @@ GSHMEM_API uint32_t nvshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t val
 GSHMEM_API uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
 GSHMEM_API size_t nvshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
 GSHMEM_API ptrdiff_t nvshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API __half nvshmem_half_atomic_fetch(const __half *dest, int pe);
+#endif
 GSHMEM_API float nvshmem_float_atomic_fetch(const float *dest, int pe);
 GSHMEM_API double nvshmem_double_atomic_fetch(const double *dest, int pe);
 GSHMEM_API int nvshmem_int_atomic_fetch(const int *dest, int pe);
@@ -1298,6 +1313,9 @@ GSHMEM_API uint32_t nvshmem_uint32_atomic_fetch(const uint32_t *dest, int pe);
 GSHMEM_API uint64_t nvshmem_uint64_atomic_fetch(const uint64_t *dest, int pe);
 GSHMEM_API size_t nvshmem_size_atomic_fetch(const size_t *dest, int pe);
 GSHMEM_API ptrdiff_t nvshmem_ptrdiff_atomic_fetch(const ptrdiff_t *dest, int pe);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API void nvshmem_half_atomic_set(__half *dest, __half value, int pe);
+#endif
 GSHMEM_API void nvshmem_float_atomic_set(float *dest, float value, int pe);
 GSHMEM_API void nvshmem_double_atomic_set(double *dest, double value, int pe);
 GSHMEM_API void nvshmem_int_atomic_set(int *dest, int value, int pe);
@@ -1312,6 +1330,9 @@ GSHMEM_API void nvshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe
 GSHMEM_API void nvshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
 GSHMEM_API void nvshmem_size_atomic_set(size_t *dest, size_t value, int pe);
 GSHMEM_API void nvshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API __half nvshmem_half_atomic_swap(__half *dest, __half value, int pe);
+#endif
 GSHMEM_API float nvshmem_float_atomic_swap(float *dest, float value, int pe);
 GSHMEM_API double nvshmem_double_atomic_swap(double *dest, double value, int pe);
 GSHMEM_API int nvshmem_int_atomic_swap(int *dest, int value, int pe);
@@ -1380,6 +1401,16 @@ GSHMEM_API int32_t nvshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, 
 GSHMEM_API int64_t nvshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
 GSHMEM_API uint32_t nvshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
 GSHMEM_API uint64_t nvshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API void nvshmemx_half_atomic_add(__half *dest, __half value, int pe);
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+GSHMEM_API __half nvshmemx_half_atomic_fetch_add(__half *dest, __half value, int pe);
+#endif
+GSHMEM_API void nvshmemx_float_atomic_add(float *dest, float value, int pe);
+GSHMEM_API float nvshmemx_float_atomic_fetch_add(float *dest, float value, int pe);
+GSHMEM_API void nvshmemx_double_atomic_add(double *dest, double value, int pe);
+GSHMEM_API double nvshmemx_double_atomic_fetch_add(double *dest, double value, int pe);
 GSHMEM_API void nvshmem_short_wait_until(short *ivar, int cmp, short cmp_value);
 GSHMEM_API void nvshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
 GSHMEM_API size_t nvshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
