@@ -334,8 +334,13 @@ class Ucx {
 
   int atomic(int pe, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare, uint64_t* fetched,
              bool blocking, char* why, size_t len) {
-    if (op < GSHMEM_TRANSPORT_AMO_LOAD || op > GSHMEM_TRANSPORT_AMO_CSWAP) {
+    if (op < GSHMEM_TRANSPORT_AMO_LOAD || op > GSHMEM_TRANSPORT_AMO_FADD) {
       return fail(why, len, "atomic operation %d is not one of the plugin ABI's", op);
+    }
+    if (bytes != 4 && bytes != 8 &&
+        !(bytes == 2 && (op == GSHMEM_TRANSPORT_AMO_LOAD || op == GSHMEM_TRANSPORT_AMO_STORE ||
+                         op == GSHMEM_TRANSPORT_AMO_SWAP || op == GSHMEM_TRANSPORT_AMO_FADD))) {
+      return fail(why, len, "atomic operation %d does not apply to a word of %d bytes", op, bytes);
     }
     std::unique_lock<std::mutex> lock(mu_);
     uint64_t raddr;
