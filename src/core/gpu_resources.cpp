@@ -27,6 +27,7 @@
 #include "transport/ce_proxy.h"
 #include "transport/net_proxy.h"
 #include "util/config.h"
+#include "util/cpu_affinity.h"
 #include "util/cuda_driver.h"
 
 extern const unsigned char gshmemi_device_kernels_fatbin[];
@@ -433,6 +434,12 @@ Status exchange_gpus(const GpuBinding& b, CudaGpuResources* res) {
   mine.ordinal = static_cast<int32_t>(res->device_);
   cu().cuDeviceGetName(mine.name, sizeof mine.name, res->device_);
   cu().cuDeviceGetPCIBusId(mine.bus, sizeof mine.bus, res->device_);
+  if (b.config->cpu_affinity == "AUTO") {
+    std::string why;
+    const std::string done = narrow_to_device_cpus(mine.bus, &why);
+    if (!done.empty()) GSHMEM_INFO(kInit, "NVSHMEM_CPU_AFFINITY=AUTO: %s", done.c_str());
+    if (!why.empty()) GSHMEM_INFO(kInit, "NVSHMEM_CPU_AFFINITY=AUTO: the CPU set stays: %s", why.c_str());
+  }
   int mps = 0;
   if (cu().cuDeviceGetAttribute(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, res->device_) != CUDA_SUCCESS) mps = 0;
   mine.mps = mps ? 1 : 0;

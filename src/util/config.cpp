@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 extern char** environ;
 
@@ -296,8 +297,102 @@ Status parse_config(const EnvLookup& lookup, Config* out, std::string* errors) {
   return errs.empty() ? GSHMEM_SUCCESS : GSHMEM_ERROR_CONFIG;
 }
 
+bool parse_settings_text(const std::string& text, const std::string& origin, std::map<std::string, std::string>* values,
+                         std::string* errors) {
+  bool good = true;
+  size_t start = 0;
+  for (int line_no = 1; start < text.size(); ++line_no) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    // A comment: the whole line, or from a '#' that follows a blank.
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+        line.resize(i);
+        break;
+      }
+    }
+    line = trim(line);
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    const std::string name = eq == std::string::npos ? std::string() : trim(line.substr(0, eq));
+    if (name.empty() || name.find_first_of(" \t") != std::string::npos) {
+      *errors += std::string(errors->empty() ? "" : "\n") + origin + ":" + std::to_string(line_no) + ": '" + line +
+                 "' is not a setting: write NAME=VALUE (a # starts a comment).";
+      good = false;
+      continue;
+    }
+    (*values)[name] = trim(line.substr(eq + 1));
+  }
+  return good;
+}
+
+bool read_settings_files(const std::vector<std::string>& paths, const std::string& required,
+                         std::map<std::string, std::string>* values, std::string* errors) {
+  bool good = true;
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) {
+      if (path == required) {
+        *errors += std::string(errors->empty() ? "" : "\n") + "NVSHMEM_CONF_FILE='" + path +
+                   "' cannot be read: " + std::strerror(errno) + ". Name an existing settings file, or unset it.";
+        good = false;
+      }
+      continue;
+    }
+    std::string text;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+    good = parse_settings_text(text, path, values, errors) && good;
+  }
+  return good;
+}
+
+EnvLookup with_settings_files(const std::map<std::string, std::string>& values, EnvLookup env) {
+  return [values, env](const char* name) -> const char* {
+    auto it = values.find(name);
+    // The map lives in the returned function, so the pointer stays valid while the lookup does.
+    return it != values.end() ? it->second.c_str() : env(name);
+  };
+}
+
+namespace {
+
+// The settings files' values in effect for this process, read once.
+const std::map<std::string, std::string>& process_settings_files(std::string* errors) {
+  static std::string read_errors;
+  static const std::map<std::string, std::string> values = [] {
+    std::map<std::string, std::string> v;
+    const char* home = std::getenv("HOME");
+    const char* named = std::getenv("NVSHMEM_CONF_FILE");
+    const std::vector<std::string> paths = {
+        "/etc/nvshmem.conf", home && *home ? std::string(home) + "/.nvshmem.conf" : "", named ? named : ""};
+    read_settings_files(paths, named ? named : "", &v, &read_errors);
+    return v;
+  }();
+  if (errors) *errors = read_errors;
+  return values;
+}
+
+EnvLookup process_lookup(std::string* errors) {
+  return with_settings_files(process_settings_files(errors),
+                             [](const char* name) -> const char* { return std::getenv(name); });
+}
+
+}  // namespace
+
 Status parse_config_from_environment(Config* out, std::string* errors) {
-  return parse_config([](const char* name) -> const char* { return std::getenv(name); }, out, errors);
+  std::string file_errors;
+  const EnvLookup lookup = process_lookup(&file_errors);
+  std::string errs;
+  const Status s = parse_config(lookup, out, &errs);
+  if (!file_errors.empty()) errs = file_errors + (errs.empty() ? "" : "\n" + errs);
+  if (errors) *errors = errs;
+  return file_errors.empty() ? s : GSHMEM_ERROR_CONFIG;
 }
 
 std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& lookup) {
@@ -313,7 +408,7 @@ std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& 
 }
 
 std::vector<ConfigEntry> describe_config_from_environment(const Config& config) {
-  return describe_config(config, [](const char* name) -> const char* { return std::getenv(name); });
+  return describe_config(config, process_lookup(nullptr));
 }
 
 const char* config_type_name(ConfigType t) {
@@ -346,8 +441,8 @@ void print_settings_table(FILE* out, const Config& config) {
     name_w = std::max(name_w, static_cast<int>(std::strlen(e.name)));
     value_w = std::max(value_w, static_cast<int>(e.current.size()) + 2);
   }
-  std::fprintf(out, "Settings (* = set in the environment):\n  %-*s  %-*s  %s\n", name_w, "variable", value_w, "value",
-               "meaning");
+  std::fprintf(out, "Settings (* = set in the environment or a settings file):\n  %-*s  %-*s  %s\n", name_w, "variable",
+               value_w, "value", "meaning");
   for (const ConfigEntry& e : rows) {
     const std::string value = (e.current.empty() ? std::string("\"\"") : e.current) + (e.is_set ? " *" : "");
     std::fprintf(out, "  %-*s  %-*s  %s\n", name_w, e.name, value_w, value.c_str(), e.help);
@@ -364,6 +459,10 @@ std::string settings_markdown() {
       "meaning; gshmem's own start with `GSHMEM_`. A malformed value is an error naming the variable and what is\n"
       "accepted; a misspelled `GSHMEM_*` name gets a \"did you mean\" warning. `gshmem-info` prints each setting\n"
       "with its value in the current environment; `NVSHMEM_INFO=1` prints them at start.\n\n"
+      "Settings files (NVSHMEM 3.6) hold `NAME=VALUE` lines (`#` starts a comment): `/etc/nvshmem.conf`, then\n"
+      "`$HOME/.nvshmem.conf`, then the file `NVSHMEM_CONF_FILE` names. A later file's value wins over an earlier\n"
+      "one's, and a file's value wins over the environment's, as in NVSHMEM. A file that `NVSHMEM_CONF_FILE`\n"
+      "names must exist, and a line that is not `NAME=VALUE` is an error naming the file and line.\n\n"
       "Sizes take a K, M, G or T suffix (powers of 1024); booleans 1/0, yes/no, true/false, on/off.\n\n"
       "This file is written by `gshmem-info --markdown` from the one table of settings (`src/util/config.def`);\n"
       "the test `lint_settings_doc` fails when they differ.\n\n"

@@ -1,9 +1,16 @@
-// Settings of gshmem, parsed from the environment through the table in config.def.
+// Settings of gshmem, parsed from the environment and the settings files through the table in config.def.
+//
+// Settings files (NVSHMEM 3.6): /etc/nvshmem.conf, then $HOME/.nvshmem.conf, then the file that
+// NVSHMEM_CONF_FILE names, each of `NAME=VALUE` lines (blank lines and lines starting with '#' ignored; a
+// '#' after a blank starts a comment; blanks around name and value trimmed). A later file's value wins over
+// an earlier one's, and a file's value wins over the environment's, as in NVSHMEM. Missing files are skipped,
+// but a file that NVSHMEM_CONF_FILE names must exist; a line that is not NAME=VALUE is an error naming it.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,7 +45,7 @@ struct ConfigEntry {
   ConfigCategory category;
   const char* values;  // '|'-separated accepted values for Enum and List
   const char* help;
-  bool is_set;          // the variable is present in the environment
+  bool is_set;          // the variable is set, in the environment or a settings file
   std::string current;  // the value in effect, formatted like the default
 };
 
@@ -49,8 +56,19 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // variable, its value and what is accepted; `out` then holds the defaults for those variables.
 Status parse_config(const EnvLookup& lookup, Config* out, std::string* errors);
 
-// Parses the process environment (the only place that reads it).
+// Parses the settings files and the process environment (the only place that reads them).
 Status parse_config_from_environment(Config* out, std::string* errors);
+
+// The settings of `text` (a settings file's contents) into *values, `origin` ("/etc/nvshmem.conf") naming it
+// in errors: false after appending a message for each malformed line.
+bool parse_settings_text(const std::string& text, const std::string& origin, std::map<std::string, std::string>* values,
+                         std::string* errors);
+// The files' settings, later files over earlier ones: each of `paths` that exists (an empty path is skipped;
+// `required` must exist). False after appending a message for a file that cannot be read or a malformed line.
+bool read_settings_files(const std::vector<std::string>& paths, const std::string& required,
+                         std::map<std::string, std::string>* values, std::string* errors);
+// Looks a setting up in the files' values first, then in `env`.
+EnvLookup with_settings_files(const std::map<std::string, std::string>& values, EnvLookup env);
 
 // Every row of the table with the values in effect for `config` (as found through `lookup`).
 std::vector<ConfigEntry> describe_config(const Config& config, const EnvLookup& lookup);

@@ -1,10 +1,15 @@
 // The configuration table: defaults, value parsing and the errors that name variable and values.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "util/config.h"
+#include "util/cpu_affinity.h"
 
 namespace gshmem {
 namespace {
@@ -53,6 +58,71 @@ TEST(Config, ValuesFromTheEnvironment) {
   EXPECT_EQ(cfg.debug_subsys[0], "INIT");
   EXPECT_EQ(cfg.debug_subsys[1], "^MEM");
   EXPECT_DOUBLE_EQ(cfg.bootstrap_timeout, 2.5);
+}
+
+// Settings files (NVSHMEM 3.6): NAME=VALUE lines with comments; later files win, and files win over the
+// environment; a file NVSHMEM_CONF_FILE names must exist; a malformed line is named with its file and line.
+TEST(ConfigFiles, LaterFilesWinAndFilesWinOverTheEnvironment) {
+  char dir[] = "/tmp/gshmem-conf-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string first = std::string(dir) + "/first.conf", second = std::string(dir) + "/second.conf";
+  FILE* f = std::fopen(first.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("# the site's defaults\n  NVSHMEM_SYMMETRIC_SIZE = 256M  \nNVSHMEM_DEBUG=INFO # inline comment\n\n", f);
+  std::fputs("GSHMEM_BACKEND=cpu\n", f);
+  std::fclose(f);
+  f = std::fopen(second.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("NVSHMEM_DEBUG=TRACE\nNVSHMEM_DEBUG_FILE=/tmp/log#%p\n", f);  // '#' not after a blank: kept
+  std::fclose(f);
+  std::map<std::string, std::string> values;
+  std::string errors;
+  ASSERT_TRUE(read_settings_files({first, "", std::string(dir) + "/missing.conf", second}, second, &values, &errors))
+      << errors;
+  EXPECT_EQ(values["NVSHMEM_SYMMETRIC_SIZE"], "256M");
+  EXPECT_EQ(values["NVSHMEM_DEBUG"], "TRACE");  // the later file
+  EXPECT_EQ(values["NVSHMEM_DEBUG_FILE"], "/tmp/log#%p");
+  const std::map<std::string, std::string> env = {{"NVSHMEM_SYMMETRIC_SIZE", "2G"}, {"NVSHMEM_DISABLE_P2P", "1"}};
+  const EnvLookup lookup = with_settings_files(values, [&env](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+  Config cfg;
+  ASSERT_EQ(parse_config(lookup, &cfg, &errors), GSHMEM_SUCCESS) << errors;
+  EXPECT_EQ(cfg.symmetric_size, 256ull << 20);  // the file over the environment
+  EXPECT_EQ(cfg.debug, "TRACE");
+  EXPECT_TRUE(cfg.disable_p2p);  // only in the environment
+  EXPECT_EQ(cfg.backend, "cpu");
+  // A required file that is missing, and a malformed line.
+  errors.clear();
+  EXPECT_FALSE(
+      read_settings_files({std::string(dir) + "/missing.conf"}, std::string(dir) + "/missing.conf", &values, &errors));
+  EXPECT_NE(errors.find("NVSHMEM_CONF_FILE='" + std::string(dir) + "/missing.conf' cannot be read"), std::string::npos)
+      << errors;
+  errors.clear();
+  EXPECT_FALSE(parse_settings_text("NVSHMEM_DEBUG=WARN\njust words\n", "site.conf", &values, &errors));
+  EXPECT_NE(errors.find("site.conf:2: 'just words' is not a setting"), std::string::npos) << errors;
+  std::remove(first.c_str());
+  std::remove(second.c_str());
+  rmdir(dir);
+}
+
+// NVSHMEM_CPU_AFFINITY: the sysfs CPU lists, and a device without one leaves the set with a reason.
+TEST(CpuAffinity, CpuListsParse) {
+  std::vector<int> cpus;
+  ASSERT_TRUE(parse_cpu_list("0-3,8,10-11\n", &cpus));
+  EXPECT_EQ(cpus, (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  ASSERT_TRUE(parse_cpu_list("5", &cpus));
+  EXPECT_EQ(cpus, (std::vector<int>{5}));
+  EXPECT_FALSE(parse_cpu_list("", &cpus));
+  EXPECT_FALSE(parse_cpu_list("3-1", &cpus));
+  EXPECT_FALSE(parse_cpu_list("a-b", &cpus));
+  EXPECT_FALSE(parse_cpu_list("1,,2", &cpus));
+  std::string why;
+  EXPECT_EQ(narrow_to_device_cpus("0000:ZZ:00.0", &why), "");
+  EXPECT_NE(why.find("cannot read the GPU's local CPUs from /sys/bus/pci/devices/0000:zz:00.0/local_cpulist"),
+            std::string::npos)
+      << why;
 }
 
 TEST(Config, MalformedValuesNameTheVariableAndTheAcceptedValues) {
