@@ -1,5 +1,7 @@
 // The device latency perftests of whole messages, shmem_put_latency and shmem_get_latency, written
-// once for both directions.
+// once for both directions, and shmem_flush_bench (NVSHMEM 3.7's flush: puts completed by
+// nvshmemx_flush[_warp|_block] instead of quiet, so that the source may be reused; the data's arrival is
+// completed by the barrier after the launch).
 //
 // PE 0 moves the message (size / 4 ints) to or from PE 1 at three scopes, each a kernel of one CTA
 // whose iterations each issue one transfer and complete it:
@@ -22,7 +24,7 @@ namespace {
 
 constexpr int kScopeThread = 0, kScopeWarp = 1, kScopeBlock = 2;
 
-template <bool Put, int Scope>
+template <bool Put, int Scope, bool Flush>
 __global__ void rma_latency_kernel(int *sym, int *local, size_t nelems, int peer, int iters) {
   for (int i = 0; i < iters; ++i) {
     if constexpr (Scope == kScopeThread) {
@@ -31,38 +33,50 @@ __global__ void rma_latency_kernel(int *sym, int *local, size_t nelems, int peer
       } else {
         nvshmem_int_get_nbi(local, sym, nelems, peer);
       }
-      nvshmem_quiet();
+      if constexpr (Flush) {
+        nvshmemx_flush();
+      } else {
+        nvshmem_quiet();
+      }
     } else if constexpr (Scope == kScopeWarp) {
       if constexpr (Put) {
         nvshmemx_int_put_nbi_warp(sym, local, nelems, peer);
       } else {
         nvshmemx_int_get_nbi_warp(local, sym, nelems, peer);
       }
-      __syncwarp();
-      if (threadIdx.x == 0) nvshmem_quiet();
-      __syncwarp();
+      if constexpr (Flush) {
+        nvshmemx_flush_warp();
+      } else {
+        __syncwarp();
+        if (threadIdx.x == 0) nvshmem_quiet();
+        __syncwarp();
+      }
     } else {
       if constexpr (Put) {
         nvshmemx_int_put_nbi_block(sym, local, nelems, peer);
       } else {
         nvshmemx_int_get_nbi_block(local, sym, nelems, peer);
       }
-      __syncthreads();
-      if (threadIdx.x == 0) nvshmem_quiet();
-      __syncthreads();
+      if constexpr (Flush) {
+        nvshmemx_flush_block();
+      } else {
+        __syncthreads();
+        if (threadIdx.x == 0) nvshmem_quiet();
+        __syncthreads();
+      }
     }
   }
 }
 
-template <bool Put, int Scope>
+template <bool Put, int Scope, bool Flush>
 void rma_latency_launch(const DeviceTest &t, int *sym, int *local, size_t nelems, int iters) {
   const int threads = Scope == kScopeThread ? 1 : Scope == kScopeWarp ? 32 : t.opts.threads_per_cta;
-  rma_latency_kernel<Put, Scope><<<1, threads, 0, t.stream>>>(sym, local, nelems, t.peer, iters);
+  rma_latency_kernel<Put, Scope, Flush><<<1, threads, 0, t.stream>>>(sym, local, nelems, t.peer, iters);
   CUDA_CHECK_LAUNCH();
 }
 
 // One scope's sweep: prints its table and returns the errors of its check (on every PE).
-template <bool Put, int Scope>
+template <bool Put, int Scope, bool Flush>
 int rma_latency_scope(const DeviceTest &t, const char *subjob, int *sym, int *local) {
   const PerftestOptions &o = t.opts;
   const std::vector<size_t> sizes = element_sizes(o, sizeof(int));
@@ -78,10 +92,10 @@ int rma_latency_scope(const DeviceTest &t, const char *subjob, int *sym, int *lo
     const size_t nelems = sizes[k] / sizeof(int);
     if (t.mype == 0) {
       if (o.warmup_iters > 0) {
-        rma_latency_launch<Put, Scope>(t, sym, local, nelems, o.warmup_iters);
+        rma_latency_launch<Put, Scope, Flush>(t, sym, local, nelems, o.warmup_iters);
         CUDA_CHECK(cudaStreamSynchronize(t.stream));
       }
-      const float ms = time_launch(t, [&] { rma_latency_launch<Put, Scope>(t, sym, local, nelems, o.iters); });
+      const float ms = time_launch(t, [&] { rma_latency_launch<Put, Scope, Flush>(t, sym, local, nelems, o.iters); });
       latency_us[k] = ms * 1e3 / o.iters;
     }
     nvshmem_barrier_all();
@@ -98,7 +112,7 @@ int rma_latency_scope(const DeviceTest &t, const char *subjob, int *sym, int *lo
   return errors;
 }
 
-template <bool Put>
+template <bool Put, bool Flush = false>
 int rma_latency_main(int argc, char **argv, const char *name) {
   DeviceTest t;
   device_test_start(&t, argc, argv, name);
@@ -115,9 +129,9 @@ int rma_latency_main(int argc, char **argv, const char *name) {
 
   int errors = 0;
   if (scope_selected(o, PerftestScope::kThread))
-    errors += rma_latency_scope<Put, kScopeThread>(t, "Thread", sym, local);
-  if (scope_selected(o, PerftestScope::kWarp)) errors += rma_latency_scope<Put, kScopeWarp>(t, "Warp", sym, local);
-  if (scope_selected(o, PerftestScope::kBlock)) errors += rma_latency_scope<Put, kScopeBlock>(t, "Block", sym, local);
+    errors += rma_latency_scope<Put, kScopeThread, Flush>(t, "Thread", sym, local);
+  if (scope_selected(o, PerftestScope::kWarp)) errors += rma_latency_scope<Put, kScopeWarp, Flush>(t, "Warp", sym, local);
+  if (scope_selected(o, PerftestScope::kBlock)) errors += rma_latency_scope<Put, kScopeBlock, Flush>(t, "Block", sym, local);
 
   nvshmem_barrier_all();
   nvshmem_free(sym);
