@@ -143,6 +143,26 @@ PLAIN = [
      None, "Work enqueued on `stream` after this waits for this PE's non-blocking host operations."),
     ("void", "nvshmemx_flush_on_stream", "cudaStream_t stream", "host", "gshmem::compat::flush_on_stream(stream)",
      None, "nvshmemx_flush, ordered on `stream`."),
+    ("void *", "nvshmemx_buffer_register_symmetric_at_preferred_address",
+     "void *buf_ptr, size_t size, void *preferred_addr, int flags", "host",
+     "return gshmem::compat::buffer_register_symmetric(buf_ptr, size, flags)", None,
+     "nvshmemx_buffer_register_symmetric; the address is where the heap has room (NVSHMEM maps elsewhere too when "
+     "the preferred address is taken): compare the result with preferred_addr."),
+    ("int", "nvshmemx_buffer_register", "void *addr, size_t length", "host",
+     "return gshmem::compat::buffer_register(addr, length)", None,
+     "Registers this PE's buffer (outside the heap) as the local side of RMA to other PEs. 0, or "
+     "NVSHMEMX_ERROR_INVALID_VALUE (in the heap, overlapping a registered buffer)."),
+    ("int", "nvshmemx_buffer_unregister", "void *addr", "host", "return gshmem::compat::buffer_unregister(addr)", None,
+     "Removes the registration that starts at `addr`; NVSHMEMX_ERROR_INVALID_VALUE when none does."),
+    ("void", "nvshmemx_buffer_unregister_all", "void", "host", "gshmem::compat::buffer_unregister_all()", None,
+     "Removes every registration of nvshmemx_buffer_register."),
+    ("int", "nvshmemx_ask_smem", "nvshmemx_smem_amount_t flag", "both", "return gshmem::ask_smem(flag)",
+     "return gshmem::dev::ask_smem(flag)",
+     "Bytes of shared memory a block lends for bulk copies (NVSHMEMX_SMEM_RECOMMENDED, _MINIMUM, _BARRIERS_ONLY)."),
+    ("int", "nvshmemx_qp_create", "int num_qps, nvshmemx_qp_handle_t **out_qp_array", "host",
+     "return gshmem::compat::qp_create(num_qps, out_qp_array)", None,
+     "Collective: an array of num_qps queue-pair handles (free it after nvshmem_finalize); gshmem has one channel "
+     "per peer, so each is NVSHMEMX_QP_DEFAULT (the ordinary operations). 0, or NVSHMEMX_ERROR_INVALID_VALUE."),
     ("int", "nvshmemx_region_start", "nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs", "host",
      "return gshmem::compat::region_start(handle, attrs)", None,
      "Starts this PE's RMA region (no nesting) with the hints of `attrs` (NULL: none); its handle into *handle. "
@@ -233,6 +253,10 @@ PLAIN = [
 
 # Device-only plain names (scoped forms of plain operations).
 DEVICE_ONLY_PLAIN = [
+    ("void", "nvshmemx_give_smem", "void *smem, size_t size", "gshmem::dev::give_smem(smem, size)",
+     "Lends the block's shared memory for bulk copies (every thread of the block calls it)."),
+    ("void", "nvshmemx_release_smem", "void", "gshmem::dev::release_smem()",
+     "Takes the lent shared memory back, before the block exits (every thread of the block calls it)."),
     ("int", "nvshmemx_region_start_block", "nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs",
      "return gshmem::dev::region_start<gshmem::Scope::kBlock>(handle, attrs ? attrs->hints : 0u)",
      "Starts the block's RMA region (collective over the block); nvshmemx_region_start's codes."),
@@ -626,6 +650,39 @@ def reduce_entries(types):
     return out
 
 
+def qp_entries(types):
+    """The queue-pair family (NVSHMEM 3.5): every typed RMA and put-with-signal name on a queue pair, the
+    signal update, and the queue pairs' fence and quiet (device), over gshmem/device/qp.cuh."""
+    qp = "nvshmemx_qp_handle_t qp"
+    out = []
+    for t in types:
+        if "RMA" not in t["classes"]:
+            continue
+        n, c = t["name"], t["ctype"]
+        g = "FP16" in t["classes"]
+        out.append(entry("void", f"nvshmemx_qp_{n}_p", f"{c} *dest, const {c} value, int pe, {qp}", "device", None,
+                         f"gshmem::dev::qp_p<{c}>(dest, value, pe, qp)", g))
+        out.append(entry(c, f"nvshmemx_qp_{n}_g", f"const {c} *source, int pe, {qp}", "device", None,
+                         f"return gshmem::dev::qp_g<{c}>(source, pe, qp)", g))
+        for op in ("put", "get", "put_nbi", "get_nbi"):
+            params = f"{c} *dest, const {c} *source, size_t nelems, int pe, {qp}"
+            for suffix, scope in [("", THREAD)] + [("_" + s, e) for s, e in SCOPES]:
+                out.append(entry("void", f"nvshmemx_qp_{n}_{op}{suffix}", params, "device", None,
+                                 f"gshmem::dev::qp_{op}<{scope}>(dest, source, nelems, pe, qp)", g))
+        for op in ("put_signal", "put_signal_nbi"):
+            params = f"{c} *dest, const {c} *source, size_t nelems, {SIGNAL_PARAMS}, {qp}"
+            for suffix, scope in [("", THREAD)] + [("_" + s, e) for s, e in SCOPES]:
+                out.append(entry("void", f"nvshmemx_qp_{n}_{op}{suffix}", params, "device", None,
+                                 f"gshmem::dev::qp_{op}<{scope}>(dest, source, nelems, {SIGNAL_ARGS}, qp)", g))
+    out.append(entry("void", "nvshmemx_qp_signal_op", f"{SIGNAL_PARAMS}, {qp}", "device", None,
+                     f"gshmem::dev::qp_signal_op({SIGNAL_ARGS}, qp)"))
+    for op in ("fence", "quiet"):
+        for suffix, scope in [("", THREAD)] + [("_" + s, e) for s, e in SCOPES]:
+            out.append(entry("void", f"nvshmemx_qp_{op}{suffix}", "int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps",
+                             "device", None, f"gshmem::dev::qp_{op}<{scope}>(pe, qp_handle, num_qps)"))
+    return out
+
+
 def all_entries(types):
     """Every generated name, in the order the headers list them."""
     out = [entry(ret, name, params, where, host, dev) for ret, name, params, where, host, dev, _ in PLAIN]
@@ -636,6 +693,7 @@ def all_entries(types):
     out += wait_entries(types)
     out += coll_entries(types)
     out += reduce_entries(types)
+    out += qp_entries(types)
     return out
 
 
@@ -790,6 +848,9 @@ def gen_all_names_test(types, part):
                 "  int grid = 0;",
                 "  nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);",
                 "  nvshmemx_collective_launch(gshmemt_ptr, dim3(1), dim3(1), nullptr, 0, cudaStream_t{});",
+                "  nvshmemx_collective_launch_attr_t attr{};",
+                "  nvshmemx_collective_launch_attr(&attr, gshmemt_ptr, nullptr);",
+                "  (void)nvshmemx_status_string(0);",
                 "}", "", "int main() { return 0; }"]
     out.append("")
     return "\n".join(out)

@@ -37,6 +37,19 @@ enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 9, GSHMEM_SIGNAL_ADD = 10 };
 enum gshmem_region_hint { GSHMEM_REGION_HINT_NONE = 0, GSHMEM_REGION_HINT_BATCH_RMA = 1 };
 #define GSHMEM_REGION_HINTS_ALL 1u
 
+/* Queue pairs (NVSHMEM 3.5; gshmem/device/qp.cuh): the handles qp_create hands out and the PE that means
+ * every PE in qp_quiet / qp_fence. */
+enum gshmem_qp_index {
+  GSHMEM_QP_HOST = 0,
+  GSHMEM_QP_DEFAULT = 1,
+  GSHMEM_QP_ANY = 0x7fffffff,
+  GSHMEM_QP_ALL = 0x7fffffff
+};
+enum gshmem_qp_pe { GSHMEM_QP_PE_INVALID = -1, GSHMEM_QP_PE_ANY = 32768, GSHMEM_QP_PE_ALL = 32768 };
+
+/* How much shared memory a block lends the library (ask_smem; gshmem/device/smem.cuh). */
+enum gshmem_smem_amount { GSHMEM_SMEM_RECOMMENDED = 0, GSHMEM_SMEM_MINIMUM = 1, GSHMEM_SMEM_BARRIERS_ONLY = 2 };
+
 /* What nvshmem_info_get_name reports, and the size of its buffer. */
 #define GSHMEM_VENDOR_STRING "gshmem v" GSHMEM_VERSION_STRING " (NVSHMEM 3.4.5 API)"
 #define GSHMEM_MAX_NAME_LEN 256

@@ -313,6 +313,18 @@ GSHMEM_API void flush_on_stream(Stream stream, const char* api = nullptr);
 GSHMEM_API void barrier_all_on_stream(Stream stream, const char* api = nullptr);
 GSHMEM_API void sync_all_on_stream(Stream stream, const char* api = nullptr);
 
+// ---- Local buffers for RMA (core/local_buffers.h): this PE's memory outside the heap, named as the local side of
+// operations to other PEs. Any local buffer works without it; the registrations are kept as NVSHMEM defines them.
+
+GSHMEM_API Status register_local_buffer(void* addr, size_t bytes, const char* api = nullptr);
+GSHMEM_API Status unregister_local_buffer(void* addr, const char* api = nullptr);
+GSHMEM_API void unregister_local_buffers(const char* api = nullptr);
+
+// ---- Queue pairs (gshmem/device/qp.cuh): `count` handles into a new array (malloc'd: free it after finalize);
+// every one is GSHMEM_QP_DEFAULT (one channel per peer). INVALID_VALUE for a negative count or a null pointer.
+
+GSHMEM_API Status qp_create(int count, int** handles, const char* api = nullptr);
+
 // ---- RMA regions (core/regions.h): one at a time per PE; hints are GSHMEM_REGION_HINT_* bits ----
 
 GSHMEM_API Status region_start(uint64_t* handle, uint32_t hints, const char* api = nullptr);

@@ -3,6 +3,7 @@
 #include "gshmem/host.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "core/module_registry.h"
@@ -225,6 +226,30 @@ void quiet(const char* api) { rt().quiet(name(api, "gshmem::host::quiet")); }
 void fence(const char* api) { rt().fence(name(api, "gshmem::host::fence")); }
 void flush(const char* api) { rt().quiet(name(api, "gshmem::host::flush")); }
 void barrier_all(const char* api) { rt().barrier_all(name(api, "gshmem::host::barrier_all")); }
+
+// ---- Local buffers ----
+
+Status register_local_buffer(void* addr, size_t bytes, const char* api) {
+  return rt().local_buffers().add(addr, bytes, name(api, "gshmem::host::register_local_buffer"));
+}
+Status unregister_local_buffer(void* addr, const char* api) {
+  return rt().local_buffers().remove(addr, name(api, "gshmem::host::unregister_local_buffer"));
+}
+void unregister_local_buffers(const char*) { rt().local_buffers().clear(); }
+
+// ---- Queue pairs ----
+
+Status qp_create(int count, int** handles, const char* api) {
+  api = name(api, "gshmem::host::qp_create");
+  if (count < 0 || handles == nullptr) {
+    GSHMEM_ERROR("%s: %s", api, handles == nullptr ? "the pointer for the handles is NULL" : "the count is negative");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  *handles = static_cast<int*>(std::malloc(sizeof(int) * static_cast<size_t>(count > 0 ? count : 1)));
+  if (*handles == nullptr) return GSHMEM_ERROR_OUT_OF_MEMORY;
+  for (int i = 0; i < count; ++i) (*handles)[i] = GSHMEM_QP_DEFAULT;
+  return GSHMEM_SUCCESS;
+}
 
 // ---- RMA regions ----
 

@@ -13,6 +13,7 @@
 #include "gshmem/compat/gen/nvshmem_host.h"
 #include "gshmem/compat/nvshmem_types.h"
 #include "gshmem/detail/reduce_algo.h"
+#include "gshmem/device/smem.cuh"
 #include "gshmem/host.hpp"
 
 namespace gshmem {
@@ -194,6 +195,16 @@ inline void quiet() { host::quiet("nvshmem_quiet"); }
 inline void fence() { host::fence("nvshmem_fence"); }
 inline void flush() { host::flush("nvshmemx_flush"); }
 
+inline int buffer_register(void* addr, size_t length) {
+  return to_nvshmem_status(host::register_local_buffer(addr, length, "nvshmemx_buffer_register"));
+}
+inline int buffer_unregister(void* addr) {
+  return to_nvshmem_status(host::unregister_local_buffer(addr, "nvshmemx_buffer_unregister"));
+}
+inline void buffer_unregister_all() { host::unregister_local_buffers("nvshmemx_buffer_unregister_all"); }
+inline int qp_create(int num_qps, nvshmemx_qp_handle_t** out) {
+  return to_nvshmem_status(host::qp_create(num_qps, out, "nvshmemx_qp_create"));
+}
 inline int region_start(nvshmemx_region_handle_t* handle, const nvshmemx_region_attrs_t* attrs) {
   return to_nvshmem_status(host::region_start(handle, attrs ? attrs->hints : 0u, "nvshmemx_region_start"));
 }

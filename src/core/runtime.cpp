@@ -555,6 +555,7 @@ Status Runtime::finalize(const char* api) {
   Status b = boot_->finalize();
   boot_.reset();
   regions_.clear();
+  local_buffers_.clear();
   state_ = kNotInitialized;
   finalized_ = true;
   return ok(s) ? b : s;

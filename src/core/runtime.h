@@ -21,6 +21,7 @@
 #include "bootstrap/bootstrap.h"
 #include "coll/collectives.h"
 #include "core/gpu_resources.h"
+#include "core/local_buffers.h"
 #include "core/memory.h"
 #include "core/p2p.h"
 #include "core/regions.h"
@@ -79,6 +80,7 @@ class Runtime {
   Waits& waits() { return waits_; }
   SymmetricMemory& memory() { return memory_; }
   Regions& regions() { return regions_; }
+  LocalBuffers& local_buffers() { return local_buffers_; }
   // The teams: the predefined ones from init on, every team once the heap exists.
   Teams& teams() { return teams_; }
   const SymmetricHeap& heap() const { return heap_; }
@@ -156,6 +158,7 @@ class Runtime {
   Waits waits_{*this};
   SymmetricMemory memory_{*this};
   Regions regions_;
+  LocalBuffers local_buffers_{heap_};
 };
 
 }  // namespace gshmem

@@ -1,4 +1,5 @@
-// NVSHMEM 3.8's device additions beside flush (gpu_rma): counted writes and block regions.
+// NVSHMEM 3.5-3.8's device additions beside flush (gpu_rma), float atomics (gpu_atomic) and the launch with
+// attributes (gpu_collective_launch): counted writes, block regions and queue pairs.
 //  - Counted writes: every block of PE p writes its own 16-byte-aligned chunk of a buffer on the next PE
 //    with nvshmemx_putmem_signal_counted_nbi_block, and reuses its source at once; the next PE's kernel waits
 //    for the sum of the chunks with nvshmemx_signal_counted_wait_until, from a counter that starts just
@@ -7,7 +8,11 @@
 //  - Regions: in each of several blocks, is_active before, start (handle 1), a nested start refused,
 //    is_active with and without the hint, a p inside, a stop with another handle refused, stop,
 //    is_active after, a second region (handle 2) without hints.
+//  - Queue pairs: the handles of nvshmemx_qp_create; every typed family on them at thread, warp and block
+//    scope (int puts and gets, blocking and not, p, g, put_signal), completed by qp_quiet on the handles and
+//    checked on the target.
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "gpu_test.cuh"
@@ -70,6 +75,49 @@ __global__ void regions(int* r, int* word, int pe) {
   rc = nvshmemx_region_stop_block(h2);
   if (threadIdx.x == 0) out[11] = rc;
   nvshmem_quiet();
+}
+
+// Queue pairs: block 0 (thread scope), block 1 (warp scope, its first warp) and block 2 (block scope) each
+// put their slice of `src` into `dst` on `pe` (put, put_nbi, and put_signal to `sig`), get the peer's slice
+// of `src` back into `back` (get, get_nbi), then p / g a word; qp_quiet on the handles completes them.
+constexpr int kQpSlice = 96;
+__global__ void queue_pairs(int* dst, const int* src, int* back, int* word, uint64_t* sig, int pe,
+                            nvshmemx_qp_handle_t* qps, int* g_out) {
+  const nvshmemx_qp_handle_t qp = qps[blockIdx.x % 2];
+  const int at = static_cast<int>(blockIdx.x) * 3 * kQpSlice;
+  if (blockIdx.x == 0) {
+    if (threadIdx.x != 0) return;
+    nvshmemx_qp_int_put(dst + at, src + at, kQpSlice, pe, qp);
+    nvshmemx_qp_int_put_nbi(dst + at + kQpSlice, src + at + kQpSlice, kQpSlice, pe, qp);
+    nvshmemx_qp_int_put_signal_nbi(dst + at + 2 * kQpSlice, src + at + 2 * kQpSlice, kQpSlice, sig, 1,
+                                   NVSHMEM_SIGNAL_ADD, pe, qp);
+    nvshmemx_qp_int_get(back + at, src + at, kQpSlice, pe, qp);
+    nvshmemx_qp_int_get_nbi(back + at + kQpSlice, src + at + kQpSlice, kQpSlice, pe, qp);
+    nvshmemx_qp_int_p(word, 7000 + pe, pe, qp);
+    nvshmemx_qp_quiet(pe, qps, 2);
+    *g_out = nvshmemx_qp_int_g(word, pe, qp);
+    nvshmemx_qp_signal_op(sig, 1, NVSHMEM_SIGNAL_ADD, pe, qp);
+    nvshmemx_qp_fence(NVSHMEMX_PE_ALL, qps, 2);
+  } else if (blockIdx.x == 1) {
+    if (threadIdx.x >= 32) return;
+    nvshmemx_qp_int_put_warp(dst + at, src + at, kQpSlice, pe, qp);
+    nvshmemx_qp_int_put_nbi_warp(dst + at + kQpSlice, src + at + kQpSlice, kQpSlice, pe, qp);
+    nvshmemx_qp_int_put_signal_warp(dst + at + 2 * kQpSlice, src + at + 2 * kQpSlice, kQpSlice, sig, 1,
+                                    NVSHMEM_SIGNAL_ADD, pe, qp);
+    nvshmemx_qp_int_get_warp(back + at, src + at, kQpSlice, pe, qp);
+    nvshmemx_qp_int_get_nbi_warp(back + at + kQpSlice, src + at + kQpSlice, kQpSlice, pe, qp);
+    nvshmemx_qp_quiet_warp(pe, qps, 2);
+    nvshmemx_qp_fence_warp(pe, qps, 2);
+  } else {
+    nvshmemx_qp_int_put_block(dst + at, src + at, kQpSlice, pe, qp);
+    nvshmemx_qp_int_put_nbi_block(dst + at + kQpSlice, src + at + kQpSlice, kQpSlice, pe, qp);
+    nvshmemx_qp_int_put_signal_nbi_block(dst + at + 2 * kQpSlice, src + at + 2 * kQpSlice, kQpSlice, sig, 1,
+                                         NVSHMEM_SIGNAL_ADD, pe, qp);
+    nvshmemx_qp_int_get_block(back + at, src + at, kQpSlice, pe, qp);
+    nvshmemx_qp_int_get_nbi_block(back + at + kQpSlice, src + at + kQpSlice, kQpSlice, pe, qp);
+    nvshmemx_qp_quiet_block(NVSHMEMX_PE_ALL, qps, 2);
+    nvshmemx_qp_fence_block(pe, qps, 2);
+  }
 }
 
 }  // namespace
@@ -161,6 +209,58 @@ int main() {
     MP_CHECK(v == 1000 + b, "the p of block %d inside its region wrote %d", b, v);
   }
   nvshmem_barrier_all();
+
+  // ---- queue pairs
+  nvshmemx_qp_handle_t* qps = nullptr;
+  MP_CHECK(nvshmemx_qp_create(2, &qps) == 0 && qps != nullptr, "nvshmemx_qp_create(2) failed");
+  nvshmemx_qp_handle_t* dev_qps;
+  CUDA_CHECK(cudaMalloc(&dev_qps, 2 * sizeof(nvshmemx_qp_handle_t)));
+  CUDA_CHECK(cudaMemcpy(dev_qps, qps, 2 * sizeof(nvshmemx_qp_handle_t), cudaMemcpyHostToDevice));
+  constexpr int kQpInts = 3 * 3 * kQpSlice;
+  int* qdst = static_cast<int*>(nvshmem_calloc(kQpInts, sizeof(int)));
+  int* qsrc = static_cast<int*>(nvshmem_malloc(kQpInts * sizeof(int)));
+  uint64_t* qsig = static_cast<uint64_t*>(nvshmem_calloc(1, sizeof(uint64_t)));
+  MP_CHECK(qdst && qsrc && qsig, "nvshmem_malloc failed");
+  std::vector<int> mine(kQpInts);
+  for (int i = 0; i < kQpInts; ++i) mine[i] = me * 1000000 + i;
+  CUDA_CHECK(cudaMemcpy(qsrc, mine.data(), kQpInts * sizeof(int), cudaMemcpyHostToDevice));
+  int *back, *g_out;
+  CUDA_CHECK(cudaMalloc(&back, kQpInts * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&g_out, sizeof(int)));
+  CUDA_CHECK(cudaMemset(back, 0, kQpInts * sizeof(int)));
+  nvshmem_barrier_all();
+  queue_pairs<<<3, 128>>>(qdst, qsrc, back, word + 32, qsig, next, dev_qps, g_out);
+  KERNEL_CHECK();
+  nvshmem_barrier_all();
+  std::vector<int> qgot(kQpInts), qback(kQpInts);
+  CUDA_CHECK(cudaMemcpy(qgot.data(), qdst, kQpInts * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(qback.data(), back, kQpInts * sizeof(int), cudaMemcpyDeviceToHost));
+  const char* scope_names[] = {"thread", "warp", "block"};
+  for (int i = 0; i < kQpInts; ++i) {
+    const int scope = i / (3 * kQpSlice), part = i / kQpSlice % 3;
+    MP_CHECK(qgot[i] == prev * 1000000 + i, "queue pairs, %s scope: %s element %d from PE %d is %d", scope_names[scope],
+             part == 0   ? "put"
+             : part == 1 ? "put_nbi"
+                         : "put_signal",
+             i, prev, qgot[i]);
+    if (part < 2) {
+      MP_CHECK(qback[i] == next * 1000000 + i, "queue pairs, %s scope: %s element %d from PE %d is %d",
+               scope_names[scope], part == 0 ? "get" : "get_nbi", i, next, qback[i]);
+    }
+  }
+  MP_CHECK(nvshmem_uint64_g(qsig, me) == 4, "queue pairs: the signal is %llu, expected 4 (3 put_signal, 1 signal_op)",
+           static_cast<unsigned long long>(nvshmem_uint64_g(qsig, me)));
+  int g_seen = 0;
+  CUDA_CHECK(cudaMemcpy(&g_seen, g_out, sizeof g_seen, cudaMemcpyDeviceToHost));
+  MP_CHECK(g_seen == 7000 + next, "queue pairs: g after p read %d, expected %d", g_seen, 7000 + next);
+  nvshmem_barrier_all();
+  CUDA_CHECK(cudaFree(g_out));
+  CUDA_CHECK(cudaFree(back));
+  CUDA_CHECK(cudaFree(dev_qps));
+  nvshmem_free(qsig);
+  nvshmem_free(qsrc);
+  nvshmem_free(qdst);
+  std::free(qps);  // the library's array: after use, as NVSHMEM asks (here before finalize, which is fine)
   CUDA_CHECK(cudaFree(seen));
   CUDA_CHECK(cudaFree(results));
   CUDA_CHECK(cudaFree(status));
@@ -169,7 +269,7 @@ int main() {
   nvshmem_free(counter);
   nvshmem_free(dest);
   if (me == 0)
-    std::printf("gpu_regions_counted: counted writes, their errors and block regions checked on %d PEs\n", npes);
+    std::printf("gpu_v38: counted writes, their errors, block regions and queue pairs checked on %d PEs\n", npes);
   nvshmem_finalize();
   return 0;
 }

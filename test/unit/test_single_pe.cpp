@@ -3,6 +3,7 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -126,6 +127,46 @@ TEST(SinglePe, RegionsStartStopAndReportTheirHints) {
   EXPECT_EQ(nvshmemx_region_is_active(0x10, &active), NVSHMEMX_ERROR_INVALID_VALUE);
   EXPECT_EQ(nvshmemx_region_is_active(NVSHMEMX_REGION_HINT_NONE, nullptr), NVSHMEMX_ERROR_INVALID_VALUE);
   nvshmem_free(buf);
+}
+
+// nvshmemx_buffer_register: local buffers outside the heap, not overlapping; unregistered by their start.
+TEST(SinglePe, LocalBufferRegistrations) {
+  std::vector<char> a(4096), b(4096);
+  EXPECT_EQ(nvshmemx_buffer_register(a.data(), a.size()), 0);
+  EXPECT_EQ(nvshmemx_buffer_register(a.data() + 100, 10), NVSHMEMX_ERROR_INVALID_VALUE);  // overlaps a
+  EXPECT_EQ(nvshmemx_buffer_register(a.data() - 10, 20), NVSHMEMX_ERROR_INVALID_VALUE);   // overlaps a's start
+  EXPECT_EQ(nvshmemx_buffer_register(b.data(), b.size()), 0);
+  auto* sym = static_cast<char*>(nvshmem_malloc(64));
+  ASSERT_NE(sym, nullptr);
+  EXPECT_EQ(nvshmemx_buffer_register(sym, 64), NVSHMEMX_ERROR_INVALID_VALUE);  // in the heap
+  EXPECT_EQ(nvshmemx_buffer_register(nullptr, 8), NVSHMEMX_ERROR_INVALID_VALUE);
+  // A registered buffer is the local side of a put and a get, as any buffer is.
+  a[0] = 42;
+  nvshmem_putmem(sym, a.data(), 1, 0);
+  nvshmem_getmem(b.data(), sym, 1, 0);
+  EXPECT_EQ(b[0], 42);
+  EXPECT_EQ(nvshmemx_buffer_unregister(a.data() + 1), NVSHMEMX_ERROR_INVALID_VALUE);  // not its start
+  EXPECT_EQ(nvshmemx_buffer_unregister(a.data()), 0);
+  EXPECT_EQ(nvshmemx_buffer_unregister(a.data()), NVSHMEMX_ERROR_INVALID_VALUE);  // already gone
+  EXPECT_EQ(nvshmemx_buffer_register(a.data() + 100, 10), 0);                     // a's space is free again
+  nvshmemx_buffer_unregister_all();
+  EXPECT_EQ(nvshmemx_buffer_unregister(b.data()), NVSHMEMX_ERROR_INVALID_VALUE);
+  EXPECT_EQ(nvshmemx_buffer_register(b.data(), b.size()), 0);
+  nvshmemx_buffer_unregister_all();
+  nvshmem_free(sym);
+}
+
+// NVSHMEM 3.5's queue pairs: handles of the ordinary channel (gshmem has one per peer), in an array the
+// program frees.
+TEST(SinglePe, QueuePairHandlesAreTheDefaultChannel) {
+  nvshmemx_qp_handle_t* qps = nullptr;
+  ASSERT_EQ(nvshmemx_qp_create(3, &qps), 0);
+  ASSERT_NE(qps, nullptr);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(qps[i], NVSHMEMX_QP_DEFAULT);
+  std::free(qps);
+  EXPECT_EQ(nvshmemx_qp_create(-1, &qps), NVSHMEMX_ERROR_INVALID_VALUE);
+  EXPECT_EQ(nvshmemx_qp_create(1, nullptr), NVSHMEMX_ERROR_INVALID_VALUE);
+  EXPECT_EQ(NVSHMEMX_PE_ALL, 32768);
 }
 
 // NVSHMEM 3.8's counted-write counter: reset sets this PE's copy to 0.

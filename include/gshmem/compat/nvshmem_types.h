@@ -113,6 +113,27 @@ typedef enum {
   NVSHMEM_STATUS_INVALID = 1 << 30
 } nvshmemx_init_status_t;
 
+/* ---- shared memory lent for bulk copies (3.7) --------------------------------------------- */
+typedef enum {
+  NVSHMEMX_SMEM_RECOMMENDED = GSHMEM_SMEM_RECOMMENDED,
+  NVSHMEMX_SMEM_MINIMUM = GSHMEM_SMEM_MINIMUM,
+  NVSHMEMX_SMEM_BARRIERS_ONLY = GSHMEM_SMEM_BARRIERS_ONLY
+} nvshmemx_smem_amount_t;
+
+/* ---- queue pairs (3.5) --------------------------------------------------------------------- */
+typedef int nvshmemx_qp_handle_t;
+typedef enum {
+  NVSHMEMX_QP_HOST = GSHMEM_QP_HOST,
+  NVSHMEMX_QP_DEFAULT = GSHMEM_QP_DEFAULT,
+  NVSHMEMX_QP_ANY = GSHMEM_QP_ANY,
+  NVSHMEMX_QP_ALL = GSHMEM_QP_ALL
+} nvshmemx_qp_handle_index_t;
+typedef enum {
+  NVSHMEM_PE_INVALID = GSHMEM_QP_PE_INVALID,
+  NVSHMEMX_PE_ANY = GSHMEM_QP_PE_ANY,
+  NVSHMEMX_PE_ALL = GSHMEM_QP_PE_ALL
+} nvshmem_pe_index_t;
+
 /* ---- RMA regions (3.8) -------------------------------------------------------------------- */
 typedef uint64_t nvshmemx_region_handle_t;
 typedef enum {

@@ -13,6 +13,8 @@
 //   gshmem::dev::broadcast<Scope>(team, ...), fcollect, alltoall and their *mem forms     (coll.cuh)
 //   gshmem::dev::reduce<Scope, Op>(team, dest, src, n), reducescatter, maxloc_reduce      (reduce.cuh)
 //   gshmem::dev::region_start<kBlock>(&handle, hints), region_stop, region_is_active      (region.cuh)
+//   gshmem::dev::qp_put<Scope>(..., qp), every qp_ operation, qp_quiet, qp_fence            (qp.cuh)
+//   gshmem::dev::ask_smem(amount), give_smem(smem, bytes), release_smem()                  (smem.cuh)
 //   gshmem::dev::flush<Scope>(), putmem_signal_counted_nbi<kBlock>, signal_counted_*      (sync, signal.cuh)
 //
 // Scope is gshmem::Scope::kThread, kWarp, kWarpgroup or kBlock. The NVSHMEM names (nvshmem.h) forward here.
@@ -22,12 +24,14 @@
 #include "gshmem/device/coll.cuh"
 #include "gshmem/device/copy.cuh"
 #include "gshmem/device/ordering.cuh"
+#include "gshmem/device/qp.cuh"
 #include "gshmem/device/query.cuh"
 #include "gshmem/device/reduce.cuh"
 #include "gshmem/device/region.cuh"
 #include "gshmem/device/rma.cuh"
 #include "gshmem/device/scope.cuh"
 #include "gshmem/device/signal.cuh"
+#include "gshmem/device/smem.cuh"
 #include "gshmem/device/state.cuh"
 #include "gshmem/device/sync.cuh"
 #include "gshmem/device/team.cuh"

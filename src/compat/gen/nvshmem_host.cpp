@@ -39,6 +39,12 @@ void nvshmem_barrier_all(void) { gshmem::compat::barrier_all(); }
 void nvshmem_sync_all(void) { gshmem::compat::sync_all(); }
 void nvshmemx_quiet_on_stream(cudaStream_t stream) { gshmem::compat::quiet_on_stream(stream); }
 void nvshmemx_flush_on_stream(cudaStream_t stream) { gshmem::compat::flush_on_stream(stream); }
+void *nvshmemx_buffer_register_symmetric_at_preferred_address(void *buf_ptr, size_t size, void *preferred_addr, int flags) { return gshmem::compat::buffer_register_symmetric(buf_ptr, size, flags); }
+int nvshmemx_buffer_register(void *addr, size_t length) { return gshmem::compat::buffer_register(addr, length); }
+int nvshmemx_buffer_unregister(void *addr) { return gshmem::compat::buffer_unregister(addr); }
+void nvshmemx_buffer_unregister_all(void) { gshmem::compat::buffer_unregister_all(); }
+int nvshmemx_ask_smem(nvshmemx_smem_amount_t flag) { return gshmem::ask_smem(flag); }
+int nvshmemx_qp_create(int num_qps, nvshmemx_qp_handle_t **out_qp_array) { return gshmem::compat::qp_create(num_qps, out_qp_array); }
 int nvshmemx_region_start(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs) { return gshmem::compat::region_start(handle, attrs); }
 int nvshmemx_region_stop(nvshmemx_region_handle_t handle) { return gshmem::compat::region_stop(handle); }
 int nvshmemx_region_is_active(uint32_t hints, int *active) { return gshmem::compat::region_is_active(hints, active); }

@@ -27,6 +27,7 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
   nvshmemx_flush();
   nvshmem_barrier_all();
   nvshmem_sync_all();
+  nvshmemx_ask_smem(gshmemt_zero<nvshmemx_smem_amount_t>());
   nvshmemx_region_is_active(gshmemt_zero<uint32_t>(), static_cast<int *>(gshmemt_ptr));
   nvshmemx_signal_counted_reset(static_cast<uint64_t *>(gshmemt_ptr));
   nvshmem_signal_fetch(static_cast<uint64_t *>(gshmemt_ptr));
@@ -35,6 +36,8 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
   nvshmem_team_translate_pe(gshmemt_zero<nvshmem_team_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmem_team_t>());
   nvshmem_barrier(gshmemt_zero<nvshmem_team_t>());
   nvshmem_team_sync(gshmemt_zero<nvshmem_team_t>());
+  nvshmemx_give_smem(static_cast<void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_release_smem();
   nvshmemx_region_start_block(static_cast<nvshmemx_region_handle_t *>(gshmemt_ptr), static_cast<const nvshmemx_region_attrs_t *>(gshmemt_ptr));
   nvshmemx_region_stop_block(gshmemt_zero<nvshmemx_region_handle_t>());
   nvshmemx_signal_counted_load(static_cast<const uint64_t *>(gshmemt_ptr));
@@ -117,17 +120,11 @@ __global__ void gshmemt_all_device_names_0(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_bfloat16_put_signal_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 #endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_bfloat16_put_signal_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_bfloat16_put_signal_nbi(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_bfloat16_put_signal_nbi_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-#endif
 }
 __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
+  nvshmem_int64_put(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_put_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int64_put_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int64_get(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int64_get_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int64_get_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -189,11 +186,11 @@ __global__ void gshmemt_all_device_names_8(void *gshmemt_ptr) {
   nvshmem_uint16_get_nbi(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint16_get_nbi_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint16_get_nbi_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_uint16_iput(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_uint16_iput_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_uint16_iput_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
+  nvshmem_long_test_any(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long>());
+  nvshmem_long_test_some(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long>());
+  nvshmem_long_test_all_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
   nvshmem_long_test_any_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
   nvshmem_long_test_some_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
   nvshmem_longlong_wait_until(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long long>());
@@ -255,11 +252,11 @@ __global__ void gshmemt_all_device_names_16(void *gshmemt_ptr) {
   nvshmem_ulonglong_wait_until(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
   nvshmem_ulonglong_wait_until_all(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
   nvshmem_ulonglong_wait_until_any(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
-  nvshmem_ulonglong_wait_until_some(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
-  nvshmem_ulonglong_wait_until_all_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
-  nvshmem_ulonglong_wait_until_any_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
 }
 __global__ void gshmemt_all_device_names_24(void *gshmemt_ptr) {
+  nvshmemx_uint32_xor_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint64_xor_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_xor_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint64_xor_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_size_xor_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_size_xor_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -333,11 +330,11 @@ __global__ void gshmemt_all_device_names_24(void *gshmemt_ptr) {
   nvshmem_int64_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int64_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int64_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uint8_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint8_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint8_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_32(void *gshmemt_ptr) {
+  nvshmemx_schar_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_schar_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_long_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -411,9 +408,72 @@ __global__ void gshmemt_all_device_names_32(void *gshmemt_ptr) {
   nvshmemx_float_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_double_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_double_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_double_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_char_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_char_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_40(void *gshmemt_ptr) {
+  nvshmemx_qp_int8_put_signal(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_signal_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_signal_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_signal_nbi(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_signal_nbi_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_signal_nbi_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_p(static_cast<int16_t *>(gshmemt_ptr), gshmemt_zero<int16_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_g(static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_get(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_get_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_get_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_get_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_get_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_get_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_signal(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_signal_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_signal_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_signal_nbi(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_signal_nbi_warp(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int16_put_signal_nbi_block(static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_p(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int32_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_g(static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_warp(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_get(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_get_warp(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_get_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_nbi(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_nbi_warp(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_nbi_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_get_nbi(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_get_nbi_warp(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_get_nbi_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_signal(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_signal_warp(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_signal_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_signal_nbi(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_signal_nbi_warp(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int32_put_signal_nbi_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_p(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_g(static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_get(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_get_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_get_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_get_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_get_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_get_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_signal(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_signal_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_signal_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_signal_nbi(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
 }
 
 void gshmemt_all_host_names(void *gshmemt_ptr) {
@@ -452,6 +512,12 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   nvshmem_sync_all();
   nvshmemx_quiet_on_stream(gshmemt_zero<cudaStream_t>());
   nvshmemx_flush_on_stream(gshmemt_zero<cudaStream_t>());
+  nvshmemx_buffer_register_symmetric_at_preferred_address(static_cast<void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<void *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmemx_buffer_register(static_cast<void *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_buffer_unregister(static_cast<void *>(gshmemt_ptr));
+  nvshmemx_buffer_unregister_all();
+  nvshmemx_ask_smem(gshmemt_zero<nvshmemx_smem_amount_t>());
+  nvshmemx_qp_create(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t **>(gshmemt_ptr));
   nvshmemx_region_start(static_cast<nvshmemx_region_handle_t *>(gshmemt_ptr), static_cast<const nvshmemx_region_attrs_t *>(gshmemt_ptr));
   nvshmemx_region_stop(gshmemt_zero<nvshmemx_region_handle_t>());
   nvshmemx_region_is_active(gshmemt_zero<uint32_t>(), static_cast<int *>(gshmemt_ptr));
@@ -2351,6 +2417,9 @@ void gshmemt_all_host_names(void *gshmemt_ptr) {
   int grid = 0;
   nvshmemx_collective_launch_query_gridsize(gshmemt_ptr, dim3(1), nullptr, 0, &grid);
   nvshmemx_collective_launch(gshmemt_ptr, dim3(1), dim3(1), nullptr, 0, cudaStream_t{});
+  nvshmemx_collective_launch_attr_t attr{};
+  nvshmemx_collective_launch_attr(&attr, gshmemt_ptr, nullptr);
+  (void)nvshmemx_status_string(0);
 }
 
 int main() { return 0; }

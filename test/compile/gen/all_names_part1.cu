@@ -13,6 +13,15 @@ __host__ __device__ T gshmemt_zero() {
 // One kernel per group of names keeps each kernel small for the device compiler.
 __global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_put_signal_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_bfloat16_put_signal_nbi(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_bfloat16_put_signal_nbi_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_bfloat16_put_signal_nbi_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 #endif
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
@@ -127,11 +136,11 @@ __global__ void gshmemt_all_device_names_1(void *gshmemt_ptr) {
   nvshmem_double_get(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_double_get_warp(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_double_get_block(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_double_put_nbi(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_double_put_nbi_warp(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_double_put_nbi_block(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
+  nvshmem_uint16_iput(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint16_iput_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uint16_iput_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_uint16_iget(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint16_iget_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint16_iget_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -193,11 +202,11 @@ __global__ void gshmemt_all_device_names_9(void *gshmemt_ptr) {
   nvshmem_uint64_put_signal_nbi(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_uint64_put_signal_nbi_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_uint64_put_signal_nbi_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmem_size_p(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_size_g(static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<int>());
-  nvshmem_size_put(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
+  nvshmem_ulonglong_wait_until_some(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
+  nvshmem_ulonglong_wait_until_all_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
+  nvshmem_ulonglong_wait_until_any_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
   nvshmem_ulonglong_wait_until_some_vector(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<unsigned long long *>(gshmemt_ptr));
   nvshmem_ulonglong_test(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
   nvshmem_ulonglong_test_all(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<unsigned long long>());
@@ -259,11 +268,11 @@ __global__ void gshmemt_all_device_names_17(void *gshmemt_ptr) {
   nvshmem_uint64_test_all(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>());
   nvshmem_uint64_test_any(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>());
   nvshmem_uint64_test_some(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<uint64_t>());
-  nvshmem_uint64_test_all_vector(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<uint64_t *>(gshmemt_ptr));
-  nvshmem_uint64_test_any_vector(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<uint64_t *>(gshmemt_ptr));
-  nvshmem_uint64_test_some_vector(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<uint64_t *>(gshmemt_ptr));
 }
 __global__ void gshmemt_all_device_names_25(void *gshmemt_ptr) {
+  nvshmem_uint8_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint8_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_uint16_min_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint16_min_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint16_min_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -337,11 +346,11 @@ __global__ void gshmemt_all_device_names_25(void *gshmemt_ptr) {
   nvshmemx_int8_max_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int8_max_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_int16_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_int16_max_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_int16_max_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_int32_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_33(void *gshmemt_ptr) {
+  nvshmemx_double_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_char_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_char_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_char_sum_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<char *>(gshmemt_ptr), static_cast<const char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_short_sum_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_short_sum_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -409,13 +418,70 @@ __global__ void gshmemt_all_device_names_33(void *gshmemt_ptr) {
 #if defined(GSHMEMI_HAVE_CUDA_FP16)
   nvshmemx_bfloat16_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>());
 #endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_prod_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmemx_half_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
-#endif
+}
+__global__ void gshmemt_all_device_names_41(void *gshmemt_ptr) {
+  nvshmemx_qp_int64_put_signal_nbi_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int64_put_signal_nbi_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_p(static_cast<uint8_t *>(gshmemt_ptr), gshmemt_zero<uint8_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_g(static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_warp(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_block(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_get(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_get_warp(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_get_block(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_nbi(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_nbi_warp(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_nbi_block(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_get_nbi(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_get_nbi_warp(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_get_nbi_block(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_signal(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_signal_warp(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_signal_block(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_signal_nbi(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_signal_nbi_warp(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint8_put_signal_nbi_block(static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_p(static_cast<uint16_t *>(gshmemt_ptr), gshmemt_zero<uint16_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_g(static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_get(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_get_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_get_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_nbi(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_nbi_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_nbi_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_get_nbi(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_get_nbi_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_get_nbi_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_signal(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_signal_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_signal_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_signal_nbi(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_signal_nbi_warp(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint16_put_signal_nbi_block(static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_p(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_g(static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_get(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_get_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_get_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_nbi_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_get_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_get_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_get_nbi_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_signal(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_signal_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_signal_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_signal_nbi(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_signal_nbi_warp(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint32_put_signal_nbi_block(static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_p(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_g(static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
 }

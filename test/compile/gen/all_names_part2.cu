@@ -12,6 +12,9 @@ __host__ __device__ T gshmemt_zero() {
 
 // One kernel per group of names keeps each kernel small for the device compiler.
 __global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
+  nvshmem_double_put_nbi(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_double_put_nbi_warp(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_double_put_nbi_block(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_double_get_nbi(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_double_get_nbi_warp(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_double_get_nbi_block(static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -73,11 +76,11 @@ __global__ void gshmemt_all_device_names_2(void *gshmemt_ptr) {
   nvshmem_short_iget(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_short_iget_warp(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_short_iget_block(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_short_put_signal(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_short_put_signal_warp(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmemx_short_put_signal_block(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
+  nvshmem_size_p(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_size_g(static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmem_size_put(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_size_put_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_size_put_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_size_get(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -139,11 +142,11 @@ __global__ void gshmemt_all_device_names_10(void *gshmemt_ptr) {
   nvshmem_get8_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get8_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_get8_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_iput8(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_iput8_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_iput8_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_18(void *gshmemt_ptr) {
+  nvshmem_uint64_test_all_vector(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<uint64_t *>(gshmemt_ptr));
+  nvshmem_uint64_test_any_vector(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<uint64_t *>(gshmemt_ptr));
+  nvshmem_uint64_test_some_vector(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<uint64_t *>(gshmemt_ptr));
   nvshmem_size_wait_until(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<size_t>());
   nvshmem_size_wait_until_all(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<size_t>());
   nvshmem_size_wait_until_any(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<size_t>());
@@ -217,11 +220,11 @@ __global__ void gshmemt_all_device_names_18(void *gshmemt_ptr) {
   nvshmem_uchar_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uchar_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uchar_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_ushort_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_ushort_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_ushort_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_26(void *gshmemt_ptr) {
+  nvshmemx_int16_max_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int16_max_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int32_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int32_max_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int32_max_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_int64_max_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -295,11 +298,17 @@ __global__ void gshmemt_all_device_names_26(void *gshmemt_ptr) {
   nvshmemx_uint_sum_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_ulong_sum_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ulong_sum_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ulong_sum_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_ulonglong_sum_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ulonglong_sum_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_34(void *gshmemt_ptr) {
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_prod_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
   nvshmem_float_prod_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_float_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_float_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -361,7 +370,70 @@ __global__ void gshmemt_all_device_names_34(void *gshmemt_ptr) {
   nvshmemx_uint32_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint32_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_uint64_prod_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint64_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint64_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_size_prod_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_42(void *gshmemt_ptr) {
+  nvshmemx_qp_uint64_put(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_get(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_get_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_get_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_nbi(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_nbi_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_nbi_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_get_nbi(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_get_nbi_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_get_nbi_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_signal(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_signal_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_signal_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_signal_nbi(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_signal_nbi_warp(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint64_put_signal_nbi_block(static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_p(static_cast<size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_g(static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_get(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_get_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_get_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_nbi(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_nbi_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_nbi_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_get_nbi(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_get_nbi_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_get_nbi_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_signal(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_signal_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_signal_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_signal_nbi(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_signal_nbi_warp(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_size_put_signal_nbi_block(static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_p(static_cast<ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_g(static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_warp(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_block(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_get(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_get_warp(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_get_block(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_nbi(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_nbi_warp(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_nbi_block(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_get_nbi(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_get_nbi_warp(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_get_nbi_block(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_signal(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_signal_warp(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_signal_block(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_signal_nbi(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_signal_nbi_warp(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ptrdiff_put_signal_nbi_block(static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_signal_op(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_fence(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmemx_qp_fence_warp(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmemx_qp_fence_block(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmemx_qp_quiet(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t *>(gshmemt_ptr), gshmemt_zero<int>());
+  nvshmemx_qp_quiet_warp(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t *>(gshmemt_ptr), gshmemt_zero<int>());
 }

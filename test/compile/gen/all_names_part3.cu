@@ -12,6 +12,9 @@ __host__ __device__ T gshmemt_zero() {
 
 // One kernel per group of names keeps each kernel small for the device compiler.
 __global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
+  nvshmem_short_put_signal(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_short_put_signal_warp(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_short_put_signal_block(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_short_put_signal_nbi(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_short_put_signal_nbi_warp(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_short_put_signal_nbi_block(static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -73,11 +76,11 @@ __global__ void gshmemt_all_device_names_3(void *gshmemt_ptr) {
   nvshmemx_long_put_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_long_put_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_long_get(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_long_get_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_long_get_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_long_put_nbi(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
+  nvshmem_iput8(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_iput8_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_iput8_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_iget8(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_iget8_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_iget8_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -139,11 +142,11 @@ __global__ void gshmemt_all_device_names_11(void *gshmemt_ptr) {
   nvshmem_put32_signal_nbi(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put32_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_put32_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
-  nvshmem_put64(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_put64_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_put64_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_19(void *gshmemt_ptr) {
+  nvshmem_ushort_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ushort_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ushort_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_uint_broadcast(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint_broadcast_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_uint_broadcast_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -217,11 +220,11 @@ __global__ void gshmemt_all_device_names_19(void *gshmemt_ptr) {
   nvshmemx_short_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_short_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_schar_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_schar_fcollect_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_schar_fcollect_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_int_fcollect(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_27(void *gshmemt_ptr) {
+  nvshmemx_ulong_sum_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_ulonglong_sum_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_sum_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ulonglong_sum_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_int8_sum_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int8_sum_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -295,12 +298,153 @@ __global__ void gshmemt_all_device_names_27(void *gshmemt_ptr) {
   nvshmem_uchar_prod_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uchar_prod_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uchar_prod_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_ushort_prod_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ushort_prod_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ushort_prod_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_35(void *gshmemt_ptr) {
+  nvshmemx_uint64_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint64_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_size_prod_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_size_prod_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_size_prod_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_double2_maxloc_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<double2 *>(gshmemt_ptr), static_cast<const double2 *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_p(static_cast<__nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<__nv_bfloat16>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_g(static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_get(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_get_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_get_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_nbi(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_nbi_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_nbi_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_get_nbi(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_get_nbi_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_get_nbi_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_signal(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_signal_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_signal_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_signal_nbi(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_signal_nbi_warp(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_bfloat16_put_signal_nbi_block(static_cast<__nv_bfloat16 *>(gshmemt_ptr), static_cast<const __nv_bfloat16 *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_p(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_g(static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_get(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_get_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_get_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_nbi(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_nbi_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_nbi_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_get_nbi(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_get_nbi_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_get_nbi_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_signal(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_signal_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_signal_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_signal_nbi(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_signal_nbi_warp(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_qp_half_put_signal_nbi_block(static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+#endif
+  nvshmemx_qp_float_p(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_g(static_cast<const float *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_warp(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_block(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_get(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_get_warp(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_get_block(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_nbi(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_nbi_warp(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_nbi_block(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_get_nbi(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_get_nbi_warp(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_get_nbi_block(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_signal(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_signal_warp(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_signal_block(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_float_put_signal_nbi(static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+}
+__global__ void gshmemt_all_device_names_43(void *gshmemt_ptr) {
+  nvshmemx_qp_quiet_block(gshmemt_zero<int>(), static_cast<nvshmemx_qp_handle_t *>(gshmemt_ptr), gshmemt_zero<int>());
 }

@@ -12,6 +12,9 @@ __host__ __device__ T gshmemt_zero() {
 
 // One kernel per group of names keeps each kernel small for the device compiler.
 __global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
+  nvshmemx_uchar_iget_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_uchar_iget_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_uchar_put_signal(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_uchar_put_signal_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_uchar_put_signal_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_uchar_put_signal_nbi(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -73,11 +76,11 @@ __global__ void gshmemt_all_device_names_5(void *gshmemt_ptr) {
   nvshmem_ulong_g(static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_ulong_put(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_put_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_ulong_put_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_ulong_get(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_ulong_get_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
+  nvshmemx_putmem_signal_nbi_warp(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmemx_putmem_signal_nbi_block(static_cast<void *>(gshmemt_ptr), static_cast<const void *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
+  nvshmem_int_atomic_inc(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_long_atomic_inc(static_cast<long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_longlong_atomic_inc(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint_atomic_inc(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<int>());
@@ -141,13 +144,13 @@ __global__ void gshmemt_all_device_names_13(void *gshmemt_ptr) {
   nvshmem_uint32_atomic_fetch(static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_uint64_atomic_fetch(static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<int>());
   nvshmem_size_atomic_fetch(static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<int>());
-  nvshmem_ptrdiff_atomic_fetch(static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>());
-#if defined(GSHMEMI_HAVE_CUDA_FP16)
-  nvshmem_half_atomic_set(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
-#endif
-  nvshmem_float_atomic_set(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_21(void *gshmemt_ptr) {
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmemx_half_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<__half *>(gshmemt_ptr), static_cast<const __half *>(gshmemt_ptr), gshmemt_zero<size_t>());
+#endif
+  nvshmem_float_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_float_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_float_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<float *>(gshmemt_ptr), static_cast<const float *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_double_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_double_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<double *>(gshmemt_ptr), static_cast<const double *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -209,11 +212,11 @@ __global__ void gshmemt_all_device_names_21(void *gshmemt_ptr) {
   nvshmem_uint64_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint64_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint64_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_size_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_size_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_size_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_29(void *gshmemt_ptr) {
+  nvshmemx_int64_and_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_int64_and_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint8_and_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint8_and_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint8_and_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint8_t *>(gshmemt_ptr), static_cast<const uint8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_uint16_and_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -275,7 +278,70 @@ __global__ void gshmemt_all_device_names_29(void *gshmemt_ptr) {
   nvshmemx_uchar_xor_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_ushort_xor_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ushort_xor_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ushort_xor_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uint_xor_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint_xor_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_37(void *gshmemt_ptr) {
+  nvshmemx_qp_schar_put(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_get(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_get_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_get_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_nbi(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_nbi_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_nbi_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_get_nbi(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_get_nbi_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_get_nbi_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_signal(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_signal_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_signal_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_signal_nbi(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_signal_nbi_warp(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_schar_put_signal_nbi_block(static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_p(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_g(static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_warp(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_block(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_get(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_get_warp(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_get_block(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_nbi(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_nbi_warp(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_nbi_block(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_get_nbi(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_get_nbi_warp(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_get_nbi_block(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_signal(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_signal_warp(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_signal_block(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_signal_nbi(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_signal_nbi_warp(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int_put_signal_nbi_block(static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_p(static_cast<long *>(gshmemt_ptr), gshmemt_zero<long>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_g(static_cast<const long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_get(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_get_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_get_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_nbi(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_nbi_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_nbi_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_get_nbi(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_get_nbi_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_get_nbi_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_signal(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_signal_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_signal_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_signal_nbi(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_signal_nbi_warp(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_long_put_signal_nbi_block(static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_p(static_cast<long long *>(gshmemt_ptr), gshmemt_zero<long long>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_g(static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_get(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
 }

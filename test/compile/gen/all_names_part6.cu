@@ -12,6 +12,9 @@ __host__ __device__ T gshmemt_zero() {
 
 // One kernel per group of names keeps each kernel small for the device compiler.
 __global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
+  nvshmemx_ulong_put_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_ulong_get(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_ulong_get_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_get_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_ulong_put_nbi(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_ulong_put_nbi_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
@@ -73,11 +76,13 @@ __global__ void gshmemt_all_device_names_6(void *gshmemt_ptr) {
   nvshmemx_int8_get_nbi_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int8_iput(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int8_iput_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_int8_iput_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmem_int8_iget(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_int8_iget_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
+  nvshmem_ptrdiff_atomic_fetch(static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<int>());
+#if defined(GSHMEMI_HAVE_CUDA_FP16)
+  nvshmem_half_atomic_set(static_cast<__half *>(gshmemt_ptr), gshmemt_zero<__half>(), gshmemt_zero<int>());
+#endif
+  nvshmem_float_atomic_set(static_cast<float *>(gshmemt_ptr), gshmemt_zero<float>(), gshmemt_zero<int>());
   nvshmem_double_atomic_set(static_cast<double *>(gshmemt_ptr), gshmemt_zero<double>(), gshmemt_zero<int>());
   nvshmem_int_atomic_set(static_cast<int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_long_atomic_set(static_cast<long *>(gshmemt_ptr), gshmemt_zero<long>(), gshmemt_zero<int>());
@@ -141,11 +146,11 @@ __global__ void gshmemt_all_device_names_14(void *gshmemt_ptr) {
   nvshmem_int64_atomic_or(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
   nvshmem_uint32_atomic_or(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
   nvshmem_uint64_atomic_or(static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>());
-  nvshmem_uint_atomic_fetch_or(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>());
-  nvshmem_ulong_atomic_fetch_or(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>());
-  nvshmem_ulonglong_atomic_fetch_or(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_22(void *gshmemt_ptr) {
+  nvshmem_size_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_size_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const size_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_ptrdiff_alltoall(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ptrdiff_alltoall_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ptrdiff_alltoall_block(gshmemt_zero<nvshmem_team_t>(), static_cast<ptrdiff_t *>(gshmemt_ptr), static_cast<const ptrdiff_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -207,11 +212,11 @@ __global__ void gshmemt_all_device_names_22(void *gshmemt_ptr) {
   nvshmemx_ulong_or_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ulong_or_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_ulonglong_or_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ulonglong_or_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_ulonglong_or_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_int8_or_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_30(void *gshmemt_ptr) {
+  nvshmemx_ushort_xor_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_uint_xor_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_uint_xor_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint_xor_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_ulong_xor_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_ulong_xor_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -285,7 +290,70 @@ __global__ void gshmemt_all_device_names_30(void *gshmemt_ptr) {
   nvshmem_long_min_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_long_min_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_long_min_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long *>(gshmemt_ptr), static_cast<const long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_longlong_min_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_longlong_min_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_longlong_min_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_38(void *gshmemt_ptr) {
+  nvshmemx_qp_longlong_get_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_get_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_nbi(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_nbi_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_nbi_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_get_nbi(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_get_nbi_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_get_nbi_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_signal(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_signal_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_signal_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_signal_nbi(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_signal_nbi_warp(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_longlong_put_signal_nbi_block(static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_p(static_cast<unsigned char *>(gshmemt_ptr), gshmemt_zero<unsigned char>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_g(static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_get(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_get_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_get_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_nbi(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_nbi_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_nbi_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_get_nbi(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_get_nbi_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_get_nbi_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_signal(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_signal_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_signal_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_signal_nbi(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_signal_nbi_warp(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uchar_put_signal_nbi_block(static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_p(static_cast<unsigned short *>(gshmemt_ptr), gshmemt_zero<unsigned short>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_g(static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_get(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_get_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_get_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_nbi(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_nbi_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_get_nbi(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_get_nbi_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_get_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_signal(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_signal_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_signal_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_signal_nbi(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_signal_nbi_warp(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ushort_put_signal_nbi_block(static_cast<unsigned short *>(gshmemt_ptr), static_cast<const unsigned short *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_p(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_g(static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_warp(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_block(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_get(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_get_warp(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_get_block(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_nbi(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_nbi_warp(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
 }

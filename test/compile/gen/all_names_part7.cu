@@ -12,6 +12,9 @@ __host__ __device__ T gshmemt_zero() {
 
 // One kernel per group of names keeps each kernel small for the device compiler.
 __global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
+  nvshmemx_int8_iput_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmem_int8_iget(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
+  nvshmemx_int8_iget_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmemx_int8_iget_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<ptrdiff_t>(), gshmemt_zero<size_t>(), gshmemt_zero<int>());
   nvshmem_int8_put_signal(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmemx_int8_put_signal_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
@@ -73,11 +76,11 @@ __global__ void gshmemt_all_device_names_7(void *gshmemt_ptr) {
   nvshmemx_int32_put_signal_nbi_block(static_cast<int32_t *>(gshmemt_ptr), static_cast<const int32_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>());
   nvshmem_int64_p(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
   nvshmem_int64_g(static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<int>());
-  nvshmem_int64_put(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_int64_put_warp(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
-  nvshmemx_int64_put_block(static_cast<int64_t *>(gshmemt_ptr), static_cast<const int64_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>());
 }
 __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
+  nvshmem_uint_atomic_fetch_or(static_cast<unsigned int *>(gshmemt_ptr), gshmemt_zero<unsigned int>(), gshmemt_zero<int>());
+  nvshmem_ulong_atomic_fetch_or(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>());
+  nvshmem_ulonglong_atomic_fetch_or(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>());
   nvshmem_int32_atomic_fetch_or(static_cast<int32_t *>(gshmemt_ptr), gshmemt_zero<int32_t>(), gshmemt_zero<int>());
   nvshmem_int64_atomic_fetch_or(static_cast<int64_t *>(gshmemt_ptr), gshmemt_zero<int64_t>(), gshmemt_zero<int>());
   nvshmem_uint32_atomic_fetch_or(static_cast<uint32_t *>(gshmemt_ptr), gshmemt_zero<uint32_t>(), gshmemt_zero<int>());
@@ -143,11 +146,11 @@ __global__ void gshmemt_all_device_names_15(void *gshmemt_ptr) {
   nvshmem_long_wait_until_some_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
   nvshmem_long_test(static_cast<long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long>());
   nvshmem_long_test_all(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long>());
-  nvshmem_long_test_any(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long>());
-  nvshmem_long_test_some(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<size_t *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<long>());
-  nvshmem_long_test_all_vector(static_cast<long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<int>(), static_cast<long *>(gshmemt_ptr));
 }
 __global__ void gshmemt_all_device_names_23(void *gshmemt_ptr) {
+  nvshmemx_ulonglong_or_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_ulonglong_or_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmem_int8_or_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int8_or_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_int8_or_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_int16_or_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<int16_t *>(gshmemt_ptr), static_cast<const int16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -209,11 +212,11 @@ __global__ void gshmemt_all_device_names_23(void *gshmemt_ptr) {
   nvshmemx_uint16_xor_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint16_t *>(gshmemt_ptr), static_cast<const uint16_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_uint32_xor_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uint32_xor_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint32_xor_reduce_block(gshmemt_zero<nvshmem_team_t>(), static_cast<uint32_t *>(gshmemt_ptr), static_cast<const uint32_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_uint64_xor_reduce(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_uint64_xor_reduce_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<uint64_t *>(gshmemt_ptr), static_cast<const uint64_t *>(gshmemt_ptr), gshmemt_zero<size_t>());
 }
 __global__ void gshmemt_all_device_names_31(void *gshmemt_ptr) {
+  nvshmem_longlong_min_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_min_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
+  nvshmemx_longlong_min_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<long long *>(gshmemt_ptr), static_cast<const long long *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_uchar_min_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uchar_min_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_uchar_min_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<unsigned char *>(gshmemt_ptr), static_cast<const unsigned char *>(gshmemt_ptr), gshmemt_zero<size_t>());
@@ -287,7 +290,70 @@ __global__ void gshmemt_all_device_names_31(void *gshmemt_ptr) {
   nvshmemx_short_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmemx_short_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<short *>(gshmemt_ptr), static_cast<const short *>(gshmemt_ptr), gshmemt_zero<size_t>());
   nvshmem_schar_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_schar_max_reducescatter_warp(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmemx_schar_max_reducescatter_block(gshmemt_zero<nvshmem_team_t>(), static_cast<signed char *>(gshmemt_ptr), static_cast<const signed char *>(gshmemt_ptr), gshmemt_zero<size_t>());
-  nvshmem_int_max_reducescatter(gshmemt_zero<nvshmem_team_t>(), static_cast<int *>(gshmemt_ptr), static_cast<const int *>(gshmemt_ptr), gshmemt_zero<size_t>());
+}
+__global__ void gshmemt_all_device_names_39(void *gshmemt_ptr) {
+  nvshmemx_qp_uint_put_nbi_block(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_get_nbi(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_get_nbi_warp(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_get_nbi_block(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_signal(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_signal_warp(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_signal_block(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_signal_nbi(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_signal_nbi_warp(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_uint_put_signal_nbi_block(static_cast<unsigned int *>(gshmemt_ptr), static_cast<const unsigned int *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_p(static_cast<unsigned long *>(gshmemt_ptr), gshmemt_zero<unsigned long>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_g(static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_get(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_get_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_get_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_nbi(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_nbi_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_nbi_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_get_nbi(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_get_nbi_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_get_nbi_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_signal(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_signal_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_signal_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_signal_nbi(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_signal_nbi_warp(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulong_put_signal_nbi_block(static_cast<unsigned long *>(gshmemt_ptr), static_cast<const unsigned long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_p(static_cast<unsigned long long *>(gshmemt_ptr), gshmemt_zero<unsigned long long>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_g(static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_warp(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_block(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_get(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_get_warp(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_get_block(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_nbi(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_nbi_warp(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_nbi_block(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_get_nbi(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_get_nbi_warp(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_get_nbi_block(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_signal(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_signal_warp(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_signal_block(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_signal_nbi(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_signal_nbi_warp(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_ulonglong_put_signal_nbi_block(static_cast<unsigned long long *>(gshmemt_ptr), static_cast<const unsigned long long *>(gshmemt_ptr), gshmemt_zero<size_t>(), static_cast<uint64_t *>(gshmemt_ptr), gshmemt_zero<uint64_t>(), gshmemt_zero<int>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_p(static_cast<int8_t *>(gshmemt_ptr), gshmemt_zero<int8_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_g(static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_get(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_get_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_get_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_nbi(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_nbi_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_put_nbi_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_get_nbi(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_get_nbi_warp(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
+  nvshmemx_qp_int8_get_nbi_block(static_cast<int8_t *>(gshmemt_ptr), static_cast<const int8_t *>(gshmemt_ptr), gshmemt_zero<size_t>(), gshmemt_zero<int>(), gshmemt_zero<nvshmemx_qp_handle_t>());
 }

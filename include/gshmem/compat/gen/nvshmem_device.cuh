@@ -38,6 +38,8 @@ GSHMEMI_DEVICE void nvshmemx_flush(void) { gshmem::dev::flush<gshmem::Scope::kTh
 GSHMEMI_DEVICE void nvshmem_barrier_all(void) { gshmem::dev::barrier_all<gshmem::Scope::kThread>(); }
 // Wait until every PE has arrived (collective), without completing earlier puts first.
 GSHMEMI_DEVICE void nvshmem_sync_all(void) { gshmem::dev::sync_all<gshmem::Scope::kThread>(); }
+// Bytes of shared memory a block lends for bulk copies (NVSHMEMX_SMEM_RECOMMENDED, _MINIMUM, _BARRIERS_ONLY).
+GSHMEMI_DEVICE int nvshmemx_ask_smem(nvshmemx_smem_amount_t flag) { return gshmem::dev::ask_smem(flag); }
 // *active = 1 if this PE's (host) or block's (device) region is active with every hint of `hints`, else 0.
 GSHMEMI_DEVICE int nvshmemx_region_is_active(uint32_t hints, int *active) { return gshmem::dev::region_is_active(hints, active); }
 // Sets this PE's copy of a counted write's counter to 0.
@@ -54,6 +56,10 @@ GSHMEMI_DEVICE int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe
 GSHMEMI_DEVICE int nvshmem_barrier(nvshmem_team_t team) { return gshmem::dev::team_barrier<gshmem::Scope::kThread>(team); }
 // Wait until every member of the team has arrived, without completing earlier puts first.
 GSHMEMI_DEVICE int nvshmem_team_sync(nvshmem_team_t team) { return gshmem::dev::team_sync<gshmem::Scope::kThread>(team); }
+// Lends the block's shared memory for bulk copies (every thread of the block calls it).
+GSHMEMI_DEVICE void nvshmemx_give_smem(void *smem, size_t size) { gshmem::dev::give_smem(smem, size); }
+// Takes the lent shared memory back, before the block exits (every thread of the block calls it).
+GSHMEMI_DEVICE void nvshmemx_release_smem(void) { gshmem::dev::release_smem(); }
 // Starts the block's RMA region (collective over the block); nvshmemx_region_start's codes.
 GSHMEMI_DEVICE int nvshmemx_region_start_block(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs) { return gshmem::dev::region_start<gshmem::Scope::kBlock>(handle, attrs ? attrs->hints : 0u); }
 // Ends the block's RMA region (collective).
@@ -2290,6 +2296,513 @@ GSHMEMI_DEVICE int nvshmem_size_prod_reducescatter(nvshmem_team_t team, size_t *
 GSHMEMI_DEVICE int nvshmemx_size_prod_reducescatter_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce) { return gshmem::dev::reducescatter<gshmem::Scope::kWarp, gshmem::detail::ReduceOp::kProd>(team, dest, source, nreduce); }
 GSHMEMI_DEVICE int nvshmemx_size_prod_reducescatter_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce) { return gshmem::dev::reducescatter<gshmem::Scope::kBlock, gshmem::detail::ReduceOp::kProd>(team, dest, source, nreduce); }
 GSHMEMI_DEVICE int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *source, size_t nreduce) { return gshmem::dev::maxloc_reduce<gshmem::Scope::kBlock>(team, dest, source, nreduce); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_p(__nv_bfloat16 *dest, const __nv_bfloat16 value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<__nv_bfloat16>(dest, value, pe, qp); }
+GSHMEMI_DEVICE __nv_bfloat16 nvshmemx_qp_bfloat16_g(const __nv_bfloat16 *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<__nv_bfloat16>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_get(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_get_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_get_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_get_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_get_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_get_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_signal(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_signal_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_signal_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_signal_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_signal_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_bfloat16_put_signal_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_p(__half *dest, const __half value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<__half>(dest, value, pe, qp); }
+GSHMEMI_DEVICE __half nvshmemx_qp_half_g(const __half *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<__half>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_get(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_get_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_get_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_nbi(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_nbi_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_nbi_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_get_nbi_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_get_nbi_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_signal(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_signal_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_signal_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_signal_nbi(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_signal_nbi_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_half_put_signal_nbi_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_p(float *dest, const float value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<float>(dest, value, pe, qp); }
+GSHMEMI_DEVICE float nvshmemx_qp_float_g(const float *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<float>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_get(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_get_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_get_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_nbi(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_nbi_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_nbi_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_get_nbi(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_get_nbi_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_get_nbi_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_signal_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_signal_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_signal_nbi_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_float_put_signal_nbi_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_p(double *dest, const double value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<double>(dest, value, pe, qp); }
+GSHMEMI_DEVICE double nvshmemx_qp_double_g(const double *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<double>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_get(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_get_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_get_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_nbi(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_nbi_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_nbi_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_get_nbi(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_get_nbi_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_get_nbi_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_signal_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_signal_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_signal_nbi_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_double_put_signal_nbi_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_p(char *dest, const char value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<char>(dest, value, pe, qp); }
+GSHMEMI_DEVICE char nvshmemx_qp_char_g(const char *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<char>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_get(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_get_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_get_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_nbi(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_nbi_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_nbi_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_get_nbi(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_get_nbi_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_get_nbi_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_signal_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_signal_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_signal_nbi_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_char_put_signal_nbi_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_p(short *dest, const short value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<short>(dest, value, pe, qp); }
+GSHMEMI_DEVICE short nvshmemx_qp_short_g(const short *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<short>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_get(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_get_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_get_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_nbi(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_nbi_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_nbi_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_get_nbi(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_get_nbi_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_get_nbi_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_signal_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_signal_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_signal_nbi_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_short_put_signal_nbi_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_p(signed char *dest, const signed char value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<signed char>(dest, value, pe, qp); }
+GSHMEMI_DEVICE signed char nvshmemx_qp_schar_g(const signed char *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<signed char>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_get_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_get_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_nbi_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_get_nbi_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_get_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_signal_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_signal_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_signal_nbi_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_schar_put_signal_nbi_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_p(int *dest, const int value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<int>(dest, value, pe, qp); }
+GSHMEMI_DEVICE int nvshmemx_qp_int_g(const int *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<int>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_get(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_get_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_get_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_nbi(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_nbi_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_nbi_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_get_nbi(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_get_nbi_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_get_nbi_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_signal_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_signal_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_signal_nbi_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int_put_signal_nbi_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_p(long *dest, const long value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<long>(dest, value, pe, qp); }
+GSHMEMI_DEVICE long nvshmemx_qp_long_g(const long *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<long>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_get(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_get_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_get_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_nbi(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_nbi_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_nbi_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_get_nbi(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_get_nbi_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_get_nbi_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_signal_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_signal_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_signal_nbi_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_long_put_signal_nbi_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_p(long long *dest, const long long value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<long long>(dest, value, pe, qp); }
+GSHMEMI_DEVICE long long nvshmemx_qp_longlong_g(const long long *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<long long>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_get(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_get_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_get_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_nbi_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_nbi_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_get_nbi_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_get_nbi_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_signal_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_signal_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_signal_nbi_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_longlong_put_signal_nbi_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_p(unsigned char *dest, const unsigned char value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<unsigned char>(dest, value, pe, qp); }
+GSHMEMI_DEVICE unsigned char nvshmemx_qp_uchar_g(const unsigned char *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<unsigned char>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_get_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_get_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_get_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_get_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_signal_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_signal_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_signal_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uchar_put_signal_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_p(unsigned short *dest, const unsigned short value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<unsigned short>(dest, value, pe, qp); }
+GSHMEMI_DEVICE unsigned short nvshmemx_qp_ushort_g(const unsigned short *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<unsigned short>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_get_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_get_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_get_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_get_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_signal_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_signal_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_signal_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ushort_put_signal_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_p(unsigned int *dest, const unsigned int value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<unsigned int>(dest, value, pe, qp); }
+GSHMEMI_DEVICE unsigned int nvshmemx_qp_uint_g(const unsigned int *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<unsigned int>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_get_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_get_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_get_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_get_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_signal_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_signal_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_signal_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint_put_signal_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_p(unsigned long *dest, const unsigned long value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<unsigned long>(dest, value, pe, qp); }
+GSHMEMI_DEVICE unsigned long nvshmemx_qp_ulong_g(const unsigned long *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<unsigned long>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_get_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_get_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_get_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_get_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_signal_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_signal_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_signal_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulong_put_signal_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_p(unsigned long long *dest, const unsigned long long value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<unsigned long long>(dest, value, pe, qp); }
+GSHMEMI_DEVICE unsigned long long nvshmemx_qp_ulonglong_g(const unsigned long long *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<unsigned long long>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_get_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_get_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_get_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_get_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_signal_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_signal_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_signal_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ulonglong_put_signal_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_p(int8_t *dest, const int8_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<int8_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE int8_t nvshmemx_qp_int8_g(const int8_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<int8_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_get_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_get_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_get_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_get_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_signal_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_signal_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_signal_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int8_put_signal_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_p(int16_t *dest, const int16_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<int16_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE int16_t nvshmemx_qp_int16_g(const int16_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<int16_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_get_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_get_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_get_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_get_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_signal_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_signal_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_signal_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int16_put_signal_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_p(int32_t *dest, const int32_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<int32_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE int32_t nvshmemx_qp_int32_g(const int32_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<int32_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_get_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_get_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_get_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_get_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_signal_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_signal_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_signal_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int32_put_signal_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_p(int64_t *dest, const int64_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<int64_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE int64_t nvshmemx_qp_int64_g(const int64_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<int64_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_get_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_get_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_get_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_get_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_signal_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_signal_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_signal_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_int64_put_signal_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_p(uint8_t *dest, const uint8_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<uint8_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE uint8_t nvshmemx_qp_uint8_g(const uint8_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<uint8_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_get_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_get_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_get_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_get_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_signal_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_signal_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_signal_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint8_put_signal_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_p(uint16_t *dest, const uint16_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<uint16_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE uint16_t nvshmemx_qp_uint16_g(const uint16_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<uint16_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_get_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_get_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_get_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_get_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_signal_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_signal_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_signal_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint16_put_signal_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_p(uint32_t *dest, const uint32_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<uint32_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE uint32_t nvshmemx_qp_uint32_g(const uint32_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<uint32_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_get_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_get_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_get_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_get_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_signal_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_signal_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_signal_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint32_put_signal_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_p(uint64_t *dest, const uint64_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<uint64_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE uint64_t nvshmemx_qp_uint64_g(const uint64_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<uint64_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_get_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_get_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_get_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_get_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_signal_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_signal_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_signal_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_uint64_put_signal_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_p(size_t *dest, const size_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<size_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE size_t nvshmemx_qp_size_g(const size_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<size_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_get(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_get_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_get_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_nbi_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_get_nbi_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_get_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_signal_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_signal_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_signal_nbi_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_size_put_signal_nbi_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_p(ptrdiff_t *dest, const ptrdiff_t value, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_p<ptrdiff_t>(dest, value, pe, qp); }
+GSHMEMI_DEVICE ptrdiff_t nvshmemx_qp_ptrdiff_g(const ptrdiff_t *source, int pe, nvshmemx_qp_handle_t qp) { return gshmem::dev::qp_g<ptrdiff_t>(source, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_get_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_get_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kThread>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_get_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kWarp>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_get_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_get_nbi<gshmem::Scope::kBlock>(dest, source, nelems, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_signal_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_signal_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kThread>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_signal_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kWarp>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_ptrdiff_put_signal_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_put_signal_nbi<gshmem::Scope::kBlock>(dest, source, nelems, sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp) { gshmem::dev::qp_signal_op(sig_addr, signal, sig_op, pe, qp); }
+GSHMEMI_DEVICE void nvshmemx_qp_fence(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) { gshmem::dev::qp_fence<gshmem::Scope::kThread>(pe, qp_handle, num_qps); }
+GSHMEMI_DEVICE void nvshmemx_qp_fence_warp(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) { gshmem::dev::qp_fence<gshmem::Scope::kWarp>(pe, qp_handle, num_qps); }
+GSHMEMI_DEVICE void nvshmemx_qp_fence_block(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) { gshmem::dev::qp_fence<gshmem::Scope::kBlock>(pe, qp_handle, num_qps); }
+GSHMEMI_DEVICE void nvshmemx_qp_quiet(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) { gshmem::dev::qp_quiet<gshmem::Scope::kThread>(pe, qp_handle, num_qps); }
+GSHMEMI_DEVICE void nvshmemx_qp_quiet_warp(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) { gshmem::dev::qp_quiet<gshmem::Scope::kWarp>(pe, qp_handle, num_qps); }
+GSHMEMI_DEVICE void nvshmemx_qp_quiet_block(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) { gshmem::dev::qp_quiet<gshmem::Scope::kBlock>(pe, qp_handle, num_qps); }
 
 #undef GSHMEMI_DEVICE
 
@@ -2297,6 +2810,8 @@ GSHMEMI_DEVICE int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, dou
 // Host pass: declarations of the device-only names, so that device code parses; the host pass
 // emits no code for them.
 #include "gshmem/compat/nvshmem_types.h"
+__device__ void nvshmemx_give_smem(void *smem, size_t size);
+__device__ void nvshmemx_release_smem(void);
 __device__ int nvshmemx_region_start_block(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs);
 __device__ int nvshmemx_region_stop_block(nvshmemx_region_handle_t handle);
 __device__ uint64_t nvshmemx_signal_counted_load(const uint64_t *signal_addr);
@@ -3518,4 +4033,511 @@ __device__ int nvshmemx_uint64_prod_reducescatter_block(nvshmem_team_t team, uin
 __device__ int nvshmemx_size_prod_reducescatter_warp(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 __device__ int nvshmemx_size_prod_reducescatter_block(nvshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 __device__ int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *source, size_t nreduce);
+__device__ void nvshmemx_qp_bfloat16_p(__nv_bfloat16 *dest, const __nv_bfloat16 value, int pe, nvshmemx_qp_handle_t qp);
+__device__ __nv_bfloat16 nvshmemx_qp_bfloat16_g(const __nv_bfloat16 *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_get(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_get_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_get_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_get_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_get_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_get_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_signal(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_signal_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_signal_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_signal_nbi(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_signal_nbi_warp(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_bfloat16_put_signal_nbi_block(__nv_bfloat16 *dest, const __nv_bfloat16 *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_p(__half *dest, const __half value, int pe, nvshmemx_qp_handle_t qp);
+__device__ __half nvshmemx_qp_half_g(const __half *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_get(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_get_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_get_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_nbi(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_nbi_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_nbi_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_get_nbi_warp(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_get_nbi_block(__half *dest, const __half *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_signal(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_signal_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_signal_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_signal_nbi(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_signal_nbi_warp(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_half_put_signal_nbi_block(__half *dest, const __half *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_p(float *dest, const float value, int pe, nvshmemx_qp_handle_t qp);
+__device__ float nvshmemx_qp_float_g(const float *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_get(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_get_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_get_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_nbi(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_nbi_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_nbi_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_get_nbi(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_get_nbi_warp(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_get_nbi_block(float *dest, const float *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_signal_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_signal_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_signal_nbi_warp(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_float_put_signal_nbi_block(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_p(double *dest, const double value, int pe, nvshmemx_qp_handle_t qp);
+__device__ double nvshmemx_qp_double_g(const double *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_get(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_get_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_get_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_nbi(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_nbi_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_nbi_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_get_nbi(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_get_nbi_warp(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_get_nbi_block(double *dest, const double *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_signal_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_signal_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_signal_nbi_warp(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_double_put_signal_nbi_block(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_p(char *dest, const char value, int pe, nvshmemx_qp_handle_t qp);
+__device__ char nvshmemx_qp_char_g(const char *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_get(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_get_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_get_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_nbi(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_nbi_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_nbi_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_get_nbi(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_get_nbi_warp(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_get_nbi_block(char *dest, const char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_signal_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_signal_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_signal_nbi_warp(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_char_put_signal_nbi_block(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_p(short *dest, const short value, int pe, nvshmemx_qp_handle_t qp);
+__device__ short nvshmemx_qp_short_g(const short *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_get(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_get_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_get_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_nbi(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_nbi_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_nbi_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_get_nbi(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_get_nbi_warp(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_get_nbi_block(short *dest, const short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_signal_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_signal_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_signal_nbi_warp(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_short_put_signal_nbi_block(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_p(signed char *dest, const signed char value, int pe, nvshmemx_qp_handle_t qp);
+__device__ signed char nvshmemx_qp_schar_g(const signed char *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_get_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_get_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_nbi_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_get_nbi_warp(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_get_nbi_block(signed char *dest, const signed char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_signal_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_signal_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_signal_nbi_warp(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_schar_put_signal_nbi_block(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_p(int *dest, const int value, int pe, nvshmemx_qp_handle_t qp);
+__device__ int nvshmemx_qp_int_g(const int *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_get(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_get_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_get_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_nbi(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_nbi_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_nbi_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_get_nbi(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_get_nbi_warp(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_get_nbi_block(int *dest, const int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_signal_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_signal_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_signal_nbi_warp(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int_put_signal_nbi_block(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_p(long *dest, const long value, int pe, nvshmemx_qp_handle_t qp);
+__device__ long nvshmemx_qp_long_g(const long *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_get(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_get_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_get_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_nbi(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_nbi_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_nbi_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_get_nbi(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_get_nbi_warp(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_get_nbi_block(long *dest, const long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_signal_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_signal_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_signal_nbi_warp(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_long_put_signal_nbi_block(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_p(long long *dest, const long long value, int pe, nvshmemx_qp_handle_t qp);
+__device__ long long nvshmemx_qp_longlong_g(const long long *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_get(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_get_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_get_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_nbi_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_nbi_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_get_nbi_warp(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_get_nbi_block(long long *dest, const long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_signal_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_signal_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_signal_nbi_warp(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_longlong_put_signal_nbi_block(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_p(unsigned char *dest, const unsigned char value, int pe, nvshmemx_qp_handle_t qp);
+__device__ unsigned char nvshmemx_qp_uchar_g(const unsigned char *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_get_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_get_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_get_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_get_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_signal_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_signal_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_signal_nbi_warp(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uchar_put_signal_nbi_block(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_p(unsigned short *dest, const unsigned short value, int pe, nvshmemx_qp_handle_t qp);
+__device__ unsigned short nvshmemx_qp_ushort_g(const unsigned short *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_get_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_get_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_get_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_get_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_signal_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_signal_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_signal_nbi_warp(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ushort_put_signal_nbi_block(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_p(unsigned int *dest, const unsigned int value, int pe, nvshmemx_qp_handle_t qp);
+__device__ unsigned int nvshmemx_qp_uint_g(const unsigned int *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_get_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_get_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_get_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_get_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_signal_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_signal_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_signal_nbi_warp(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint_put_signal_nbi_block(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_p(unsigned long *dest, const unsigned long value, int pe, nvshmemx_qp_handle_t qp);
+__device__ unsigned long nvshmemx_qp_ulong_g(const unsigned long *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_get_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_get_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_get_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_get_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_signal_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_signal_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_signal_nbi_warp(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulong_put_signal_nbi_block(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_p(unsigned long long *dest, const unsigned long long value, int pe, nvshmemx_qp_handle_t qp);
+__device__ unsigned long long nvshmemx_qp_ulonglong_g(const unsigned long long *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_get_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_get_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_get_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_get_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_signal_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_signal_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_signal_nbi_warp(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ulonglong_put_signal_nbi_block(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_p(int8_t *dest, const int8_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ int8_t nvshmemx_qp_int8_g(const int8_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_get_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_get_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_get_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_get_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_signal_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_signal_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_signal_nbi_warp(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int8_put_signal_nbi_block(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_p(int16_t *dest, const int16_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ int16_t nvshmemx_qp_int16_g(const int16_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_get_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_get_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_get_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_get_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_signal_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_signal_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_signal_nbi_warp(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int16_put_signal_nbi_block(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_p(int32_t *dest, const int32_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ int32_t nvshmemx_qp_int32_g(const int32_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_get_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_get_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_get_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_get_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_signal_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_signal_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_signal_nbi_warp(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int32_put_signal_nbi_block(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_p(int64_t *dest, const int64_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ int64_t nvshmemx_qp_int64_g(const int64_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_get_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_get_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_get_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_get_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_signal_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_signal_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_signal_nbi_warp(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_int64_put_signal_nbi_block(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_p(uint8_t *dest, const uint8_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ uint8_t nvshmemx_qp_uint8_g(const uint8_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_get_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_get_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_get_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_get_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_signal_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_signal_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_signal_nbi_warp(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint8_put_signal_nbi_block(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_p(uint16_t *dest, const uint16_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ uint16_t nvshmemx_qp_uint16_g(const uint16_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_get_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_get_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_get_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_get_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_signal_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_signal_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_signal_nbi_warp(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint16_put_signal_nbi_block(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_p(uint32_t *dest, const uint32_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ uint32_t nvshmemx_qp_uint32_g(const uint32_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_get_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_get_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_get_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_get_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_signal_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_signal_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_signal_nbi_warp(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint32_put_signal_nbi_block(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_p(uint64_t *dest, const uint64_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ uint64_t nvshmemx_qp_uint64_g(const uint64_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_get_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_get_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_get_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_get_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_signal_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_signal_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_signal_nbi_warp(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_uint64_put_signal_nbi_block(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_p(size_t *dest, const size_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ size_t nvshmemx_qp_size_g(const size_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_get(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_get_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_get_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_nbi_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_get_nbi_warp(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_get_nbi_block(size_t *dest, const size_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_signal_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_signal_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_signal_nbi_warp(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_size_put_signal_nbi_block(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_p(ptrdiff_t *dest, const ptrdiff_t value, int pe, nvshmemx_qp_handle_t qp);
+__device__ ptrdiff_t nvshmemx_qp_ptrdiff_g(const ptrdiff_t *source, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_get_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_get_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_get_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_get_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_signal_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_signal_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_signal_nbi_warp(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_ptrdiff_put_signal_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, nvshmemx_qp_handle_t qp);
+__device__ void nvshmemx_qp_fence(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps);
+__device__ void nvshmemx_qp_fence_warp(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps);
+__device__ void nvshmemx_qp_fence_block(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps);
+__device__ void nvshmemx_qp_quiet(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps);
+__device__ void nvshmemx_qp_quiet_warp(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps);
+__device__ void nvshmemx_qp_quiet_block(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps);
 #endif  // __CUDA_ARCH__

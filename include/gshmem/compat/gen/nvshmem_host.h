@@ -51,6 +51,16 @@ GSHMEM_API void nvshmemx_hostlib_finalize(void);
 GSHMEM_API void nvshmemx_quiet_on_stream(cudaStream_t stream);
 /* nvshmemx_flush, ordered on `stream`. */
 GSHMEM_API void nvshmemx_flush_on_stream(cudaStream_t stream);
+/* nvshmemx_buffer_register_symmetric; the address is where the heap has room (NVSHMEM maps elsewhere too when the preferred address is taken): compare the result with preferred_addr. */
+GSHMEM_API void *nvshmemx_buffer_register_symmetric_at_preferred_address(void *buf_ptr, size_t size, void *preferred_addr, int flags);
+/* Registers this PE's buffer (outside the heap) as the local side of RMA to other PEs. 0, or NVSHMEMX_ERROR_INVALID_VALUE (in the heap, overlapping a registered buffer). */
+GSHMEM_API int nvshmemx_buffer_register(void *addr, size_t length);
+/* Removes the registration that starts at `addr`; NVSHMEMX_ERROR_INVALID_VALUE when none does. */
+GSHMEM_API int nvshmemx_buffer_unregister(void *addr);
+/* Removes every registration of nvshmemx_buffer_register. */
+GSHMEM_API void nvshmemx_buffer_unregister_all(void);
+/* Collective: an array of num_qps queue-pair handles (free it after nvshmem_finalize); gshmem has one channel per peer, so each is NVSHMEMX_QP_DEFAULT (the ordinary operations). 0, or NVSHMEMX_ERROR_INVALID_VALUE. */
+GSHMEM_API int nvshmemx_qp_create(int num_qps, nvshmemx_qp_handle_t **out_qp_array);
 /* Starts this PE's RMA region (no nesting) with the hints of `attrs` (NULL: none); its handle into *handle. 0, or NVSHMEMX_ERROR_INVALID_VALUE. */
 GSHMEM_API int nvshmemx_region_start(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs);
 /* Ends the active region (not a quiet). 0, or NVSHMEMX_ERROR_INVALID_VALUE for another handle or none active. */
@@ -896,6 +906,8 @@ GSHMEM_API void nvshmemx_flush(void);
 GSHMEM_API void nvshmem_barrier_all(void);
 /* Wait until every PE has arrived (collective), without completing earlier puts first. */
 GSHMEM_API void nvshmem_sync_all(void);
+/* Bytes of shared memory a block lends for bulk copies (NVSHMEMX_SMEM_RECOMMENDED, _MINIMUM, _BARRIERS_ONLY). */
+GSHMEM_API int nvshmemx_ask_smem(nvshmemx_smem_amount_t flag);
 /* *active = 1 if this PE's (host) or block's (device) region is active with every hint of `hints`, else 0. */
 GSHMEM_API int nvshmemx_region_is_active(uint32_t hints, int *active);
 /* Sets this PE's copy of a counted write's counter to 0. */
