@@ -130,8 +130,10 @@ int rma_latency_main(int argc, char **argv, const char *name) {
   int errors = 0;
   if (scope_selected(o, PerftestScope::kThread))
     errors += rma_latency_scope<Put, kScopeThread, Flush>(t, "Thread", sym, local);
-  if (scope_selected(o, PerftestScope::kWarp)) errors += rma_latency_scope<Put, kScopeWarp, Flush>(t, "Warp", sym, local);
-  if (scope_selected(o, PerftestScope::kBlock)) errors += rma_latency_scope<Put, kScopeBlock, Flush>(t, "Block", sym, local);
+  if (scope_selected(o, PerftestScope::kWarp))
+    errors += rma_latency_scope<Put, kScopeWarp, Flush>(t, "Warp", sym, local);
+  if (scope_selected(o, PerftestScope::kBlock))
+    errors += rma_latency_scope<Put, kScopeBlock, Flush>(t, "Block", sym, local);
 
   nvshmem_barrier_all();
   nvshmem_free(sym);
