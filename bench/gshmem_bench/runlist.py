@@ -13,7 +13,9 @@ PROGRAMS.update({name: (f"device/pt-to-pt/{name}.cu", "device") for name in (
     "shmem_p_bw", "shmem_g_bw", "shmem_st_bw", "shmem_p_latency", "shmem_g_latency", "shmem_put_latency",
     "shmem_get_latency", "shmem_atomic_latency", "shmem_atomic_bw", "shmem_atomic_ping_pong_latency",
     "shmem_p_ping_pong_latency", "shmem_put_ping_pong_latency", "shmem_signal_ping_pong_latency",
-    "shmem_put_signal_ping_pong_latency")})
+    "shmem_put_signal_ping_pong_latency",
+    # NVSHMEM 3.7's flush: against an older NVSHMEM it does not build, and build_nvshmem leaves it out.
+    "shmem_flush_bench")})
 PROGRAMS.update({name: (f"device/coll/{name}.cu", "device") for name in (
     "barrier_latency", "sync_latency", "bcast_latency", "fcollect_latency", "alltoall_latency", "reduction_latency",
     "reducescatter_latency")})
