@@ -2,6 +2,10 @@
 // the GPU of the PE's node rank, and kernels then work. With more PEs than GPUs (CUDA_VISIBLE_DEVICES=0
 // for every PE, the gpu_shared test) PEs share a GPU: the status is NVSHMEM_STATUS_LIMITED_MPG, puts
 // between them work, and a collective launch is refused on every PE.
+// With --init-attr the program names its GPU instead through nvshmemx_init_attr (NVSHMEM 3.5's
+// args.cuda_device_id, the last GPU): init binds it at once, and kernels work.
+#include <cstring>
+
 #include "gpu_test.cuh"
 
 __global__ void ring(int* buf) {
@@ -9,7 +13,39 @@ __global__ void ring(int* buf) {
   nvshmem_int_p(buf, 1000 + me, (me + 1) % n);
 }
 
-int main() {
+int init_attr_mode() {
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::printf("no usable GPU: skipped\n");
+    return 77;
+  }
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  attr.args.cuda_device_id = ndev - 1;
+  const int rc = nvshmemx_init_attr(0, &attr);
+  MP_CHECK(rc == 0, "nvshmemx_init_attr with cuda_device_id %d returned %d", ndev - 1, rc);
+  const int status = nvshmemx_init_status();
+  MP_CHECK(status == NVSHMEM_STATUS_IS_INITIALIZED || status == NVSHMEM_STATUS_LIMITED_MPG,
+           "status %d after nvshmemx_init_attr named a GPU: it must be bound at once", status);
+  int dev = -1;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  MP_CHECK(dev == ndev - 1, "nvshmemx_init_attr named GPU %d, the current one is %d", ndev - 1, dev);
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  int* buf = static_cast<int*>(nvshmem_malloc(sizeof(int)));
+  MP_CHECK(buf != nullptr, "nvshmem_malloc failed");
+  ring<<<1, 1>>>(buf);
+  KERNEL_CHECK();
+  nvshmem_barrier_all();
+  int got = 0;
+  CUDA_CHECK(cudaMemcpy(&got, buf, sizeof got, cudaMemcpyDeviceToHost));
+  MP_CHECK(got == 1000 + (me + npes - 1) % npes, "ring value %d", got);
+  std::printf("gpu_select: PE %d bound GPU %d named by nvshmemx_init_attr\n", me, dev);
+  nvshmem_free(buf);
+  nvshmem_finalize();
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--init-attr") == 0) return init_attr_mode();
   nvshmem_init();  // no CUDA call before: no GPU is selected
   if (nvshmemx_init_status() == NVSHMEM_STATUS_IS_INITIALIZED) {
     // Only the CPU backend finishes init here: there is no GPU.
