@@ -94,17 +94,22 @@ __device__ __forceinline__ uint64_t zero_after_fence() {
 // and its quiet at every scope, and costs a put and its quiet 0.01-0.02 us); a copy taken before the read is
 // waited for after it, and the fence after that wait makes what the copy engines wrote part of what a later
 // release (a signal, a barrier) publishes.
-__device__ __forceinline__ void ce_quiet() {
+// Waits until the copies with tickets below `posted` have completed (an acquire).
+__device__ __forceinline__ void ce_wait_completed(uint64_t posted) {
   const DeviceState& st = state();
-  const uint64_t posted = ce_posted();
-  const uint64_t done = ce_completed();
-  fence_sc_sys();
-  if (done + zero_after_fence() >= posted) return;
   Backoff backoff;
   while (load_acquire_sys(const_cast<const uint64_t*>(st.ce_counters + 1)) < posted) {
     if (load_relaxed_sys(&st.ce_ring->error) != 0) __trap();
     backoff.pause();
   }
+}
+
+__device__ __forceinline__ void ce_quiet() {
+  const uint64_t posted = ce_posted();
+  const uint64_t done = ce_completed();
+  fence_sc_sys();
+  if (done + zero_after_fence() >= posted) return;
+  ce_wait_completed(posted);
   fence_sc_sys();
 }
 
@@ -124,15 +129,7 @@ __device__ __forceinline__ void quiet_all() {
 // to the copy engines and the requests to the network proxy are waited for (their completion is the only
 // sign the transports give that the source was read), without quiet's fence when there are none.
 __device__ __forceinline__ void flush_all() {
-  const DeviceState& st = state();
-  if (*reinterpret_cast<const volatile uint64_t*>(&st.ce_min_bytes) != 0) {
-    const uint64_t posted = ce_posted();
-    Backoff backoff;
-    while (load_acquire_sys(const_cast<const uint64_t*>(st.ce_counters + 1)) < posted) {
-      if (load_relaxed_sys(&st.ce_ring->error) != 0) __trap();
-      backoff.pause();
-    }
-  }
+  if (*reinterpret_cast<const volatile uint64_t*>(&state().ce_min_bytes) != 0) ce_wait_completed(ce_posted());
   net_quiet();
 }
 

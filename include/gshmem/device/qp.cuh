@@ -71,16 +71,12 @@ __device__ __forceinline__ void qp_signal_op(uint64_t* sig_addr, uint64_t signal
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void qp_quiet(int pe, const Qp* qps, int n) {
   (void)pe, (void)qps, (void)n;
-  gshmem::detail::group_sync<S>();
-  if (gshmem::detail::group_rank<S>() == 0) quiet();
-  gshmem::detail::group_sync<S>();
+  gshmem::detail::by_first_thread<S>([] { quiet(); });
 }
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void qp_fence(int pe, const Qp* qps, int n) {
   (void)pe, (void)qps, (void)n;
-  gshmem::detail::group_sync<S>();
-  if (gshmem::detail::group_rank<S>() == 0) fence();
-  gshmem::detail::group_sync<S>();
+  gshmem::detail::by_first_thread<S>([] { fence(); });
 }
 
 }  // namespace dev

@@ -59,6 +59,15 @@ __device__ __forceinline__ void group_sync() {
   }
 }
 
+// The group's first thread runs `f` for the group, between two group syncs: what every thread issued
+// before is covered, and every thread returns after it (the group forms of quiet-like calls).
+template <Scope S, class F>
+__device__ __forceinline__ void by_first_thread(F&& f) {
+  group_sync<S>();
+  if (group_rank<S>() == 0) f();
+  group_sync<S>();
+}
+
 }  // namespace detail
 }  // namespace gshmem
 

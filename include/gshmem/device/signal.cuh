@@ -117,10 +117,8 @@ __device__ __forceinline__ int putmem_signal_counted_nbi(void* dest, const void*
   }
   if (bytes == 0) return GSHMEM_SUCCESS;
   putmem_signal_nbi<S>(dest, source, bytes, counter, bytes, GSHMEM_SIGNAL_ADD, pe);
-  // The source may be reused on return.
-  gshmem::detail::group_sync<S>();
-  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::flush_all();
-  gshmem::detail::group_sync<S>();
+  // The source may be reused on return (flush<S>).
+  gshmem::detail::by_first_thread<S>([] { gshmem::detail::flush_all(); });
   return GSHMEM_SUCCESS;
 }
 

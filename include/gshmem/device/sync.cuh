@@ -26,9 +26,7 @@ __device__ __forceinline__ void fence() { gshmem::detail::quiet_all(); }
 // 3.7's flush); unlike quiet(), their arrival at the targets is not promised. Collective over the group.
 template <Scope S = Scope::kThread>
 __device__ __forceinline__ void flush() {
-  gshmem::detail::group_sync<S>();
-  if (gshmem::detail::group_rank<S>() == 0) gshmem::detail::flush_all();
-  gshmem::detail::group_sync<S>();
+  gshmem::detail::by_first_thread<S>([] { gshmem::detail::flush_all(); });
 }
 
 // Barrier over all PEs, with quiet first: when it returns, every PE has entered it and every put
