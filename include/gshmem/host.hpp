@@ -50,6 +50,17 @@ inline constexpr Mode kBlocking{Completion::kBlocking, nullptr};
 inline constexpr Mode kNbi{Completion::kNbi, nullptr};
 inline constexpr Mode on(Stream stream) { return Mode{Completion::kStream, stream}; }
 
+// ---- Errors ----
+
+// How misuse found before a call had any effect (an invalid PE, a pointer outside the heap, a call before
+// init) is reported: kExit ends the job with the message (NVSHMEM's way; the default), kThrow throws
+// gshmem::UsageError (gshmem/error.hpp) out of the call. Process-wide; bindings for other languages choose
+// kThrow. Failures during an operation (a peer that is gone, a transfer that failed) end the job either way.
+enum class ErrorMode { kExit, kThrow };
+GSHMEM_API void set_error_mode(ErrorMode mode);
+// The last error message this thread's calls wrote (why a call returned a failed Status), or "".
+GSHMEM_API const char* last_error();
+
 // ---- Lifecycle and queries ----
 
 // How the PEs find each other at init. kLauncher: from the launcher's environment (gshmrun, mpirun,
@@ -73,6 +84,8 @@ GSHMEM_API Status finalize(const char* api = nullptr);
 GSHMEM_API int init_state();
 // Whether PEs share this PE's GPU (NVSHMEM's "limited MPG").
 GSHMEM_API bool gpu_shared();
+// The CUDA device ordinal of this PE's GPU; -1 on the CPU backend and before the GPU is bound.
+GSHMEM_API int cuda_device();
 GSHMEM_API int my_pe();
 GSHMEM_API int n_pes();
 // Ends every PE of the job with exit status `status`.

@@ -33,6 +33,11 @@ WaitCall signal_wait(const uint64_t* sig, int cmp, uint64_t value) {
 
 }  // namespace
 
+// ---- Errors ----
+
+void set_error_mode(ErrorMode mode) { log::set_misuse_throws(mode == ErrorMode::kThrow); }
+const char* last_error() { return log::last_error(); }
+
 // ---- Lifecycle and queries ----
 
 Status init(const InitAttr& attr, const char* api) {
@@ -63,6 +68,7 @@ Status make_unique_id(void* id, size_t bytes, const char* api) {
 Status finalize(const char* api) { return rt().finalize(name(api, "gshmem::host::finalize")); }
 int init_state() { return rt().init_state(); }
 bool gpu_shared() { return rt().gpu_sharing() == GpuSharing::kLimited; }
+int cuda_device() { return rt().cuda_device(); }
 int my_pe() { return rt().my_pe(); }
 int n_pes() { return rt().n_pes(); }
 void global_exit(int status) { rt().global_exit(status); }
@@ -119,8 +125,8 @@ Status unregister_buffer(void* alias, size_t bytes, const char* api) {
 size_t elem_bytes(size_t n, size_t elem, const char* api) {
   size_t bytes = 0;
   if (__builtin_mul_overflow(n, elem, &bytes)) {
-    log::fatal("%s: %zu elements of %zu bytes are more bytes than the address space holds (a negative count?)",
-               name(api, "gshmem::host"), n, elem);
+    log::misuse("%s: %zu elements of %zu bytes are more bytes than the address space holds (a negative count?)",
+                name(api, "gshmem::host"), n, elem);
   }
   return bytes;
 }

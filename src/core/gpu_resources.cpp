@@ -229,6 +229,7 @@ class CudaGpuResources final : public GpuResources {
     return pe >= 0 && pe < static_cast<int>(uuid_of_.size()) && !uuid_of_[pe].empty() &&
            uuid_of_[pe] == uuid_of_[mype_];
   }
+  int device() const override { return static_cast<int>(device_); }
   GpuSharing sharing() const override { return sharing_; }
 
   void stop_network_proxy() override {

@@ -62,6 +62,8 @@ class GpuResources {
   // Ends the network proxy's thread (finalize, before the network transport goes); idempotent.
   virtual void stop_network_proxy() = 0;
   virtual GpuSharing sharing() const = 0;
+  // The CUDA device ordinal of the bound GPU.
+  virtual int device() const = 0;
   // The GPU that PE `pe` of this node uses, in words ("NVIDIA H200, bus 0000:19:00.0"); "" for a PE
   // of another node.
   virtual std::string device_of(int pe) const = 0;

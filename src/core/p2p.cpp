@@ -67,7 +67,7 @@ void PointToPoint::rma(bool put, void* dest, const void* source, size_t bytes, i
 void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t elem,
                                size_t nelems, int pe, Completion completion, void* stream, const char* api) {
   if (dst < 1 || sst < 1) {
-    log::fatal("%s: the strides must be at least 1 element, but the destination stride is %td and the source %td", api,
+    log::misuse("%s: the strides must be at least 1 element, but the destination stride is %td and the source %td", api,
                dst, sst);
   }
   if (nelems == 0) {
@@ -79,7 +79,7 @@ void PointToPoint::rma_strided(bool put, void* dest, const void* source, ptrdiff
   const size_t extent = strided_extent(nelems, sym_stride, elem);
   const size_t local_extent = strided_extent(nelems, local_stride, elem);
   if (extent == 0 || local_extent == 0) {
-    log::fatal("%s: %zu elements of %zu bytes with a %s stride of %td elements span more than the address space", api,
+    log::misuse("%s: %zu elements of %zu bytes with a %s stride of %td elements span more than the address space", api,
                nelems, elem, extent == 0 ? (put ? "destination" : "source") : (put ? "source" : "destination"),
                extent == 0 ? sym_stride : local_stride);
   }
@@ -107,14 +107,14 @@ void PointToPoint::p_on_stream(void* dest, const void* value, size_t bytes, int 
 
 uint64_t PointToPoint::atomic(void* dest, const Amo& amo, bool fetch, int pe, const char* api) {
   if (!amo_applies(amo.op, amo.bytes)) {
-    log::fatal(
+    log::misuse(
         "%s: atomic operation %d does not apply to a word of %d bytes (the integer operations take 4 or 8, "
         "a half's fetch, set, swap and add 2)",
         api, static_cast<int>(amo.op), amo.bytes);
   }
   const RemoteTarget remote = checks_.target(dest, static_cast<size_t>(amo.bytes), pe, "destination", api);
   if (reinterpret_cast<uintptr_t>(dest) % static_cast<uintptr_t>(amo.bytes) != 0) {
-    log::fatal("%s: the destination %p is not aligned to its size (%d bytes)", api, dest, amo.bytes);
+    log::misuse("%s: the destination %p is not aligned to its size (%d bytes)", api, dest, amo.bytes);
   }
   uint64_t old = 0;
   NamedIfWaits doing(*remote.path, api);

@@ -426,8 +426,8 @@ Status Runtime::ensure_bound(const char* api) {
 }
 
 void Runtime::not_ready(const char* api) const {
-  if (state_ == kNotInitialized) log::fatal("%s was called before nvshmem_init", api);
-  log::fatal(
+  if (state_ == kNotInitialized) log::misuse("%s was called before nvshmem_init", api);
+  log::misuse(
       "%s was called before the GPU was bound: after nvshmem_init and cudaSetDevice, call nvshmem_malloc "
       "or nvshmem_barrier_all (on every PE) first",
       api);

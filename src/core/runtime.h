@@ -65,6 +65,8 @@ class Runtime {
   Backend backend() const { return backend_; }
   // How PEs share GPUs (kOwn on the CPU backend and before a GPU is bound).
   GpuSharing gpu_sharing() const { return gpu_ ? gpu_->sharing() : GpuSharing::kOwn; }
+  // The CUDA device ordinal of the bound GPU; -1 before binding and on the CPU backend.
+  int cuda_device() const { return gpu_ ? gpu_->device() : -1; }
   const Config& config() const { return config_; }
 
   // The job in words (gshmem_describe, gshmem-check, NVSHMEM_DEBUG=INFO). Valid after init.

@@ -122,7 +122,7 @@ size_t Waits::wait_bytes(const WaitCall& c, const char* api) const {
   size_t widest = 0;
   // The status array has one int per element, the ivars 2, 4 or 8 bytes.
   if (__builtin_mul_overflow(c.n, std::max<size_t>(wait_kind_bytes(c.kind), sizeof(int)), &widest)) {
-    log::fatal("%s: %zu elements are more than the address space holds (a negative count?)", api, c.n);
+    log::misuse("%s: %zu elements are more than the address space holds (a negative count?)", api, c.n);
   }
   return c.n * static_cast<size_t>(wait_kind_bytes(c.kind));
 }
@@ -180,11 +180,11 @@ void Waits::wait_on_stream(const WaitCall& c, void* stream, const char* api) {
   checks_.check_local(c.ivars, total, bytes, c.ivars_name, api);
   if (c.status && !rt_.heap().contains(c.status, c.n * sizeof(int)) &&
       !rt_.transports().memory().device_can_read(c.status)) {
-    log::fatal("%s: status %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
+    log::misuse("%s: status %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                static_cast<const void*>(c.status));
   }
   if (c.values && !rt_.heap().contains(c.values, total) && !rt_.transports().memory().device_can_read(c.values)) {
-    log::fatal("%s: cmp_values %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
+    log::misuse("%s: cmp_values %p is host memory the GPU cannot read; pass device memory or pinned host memory", api,
                c.values);
   }
   StreamWait w{c.kind, c.cmp, c.ivars, c.n, c.status, c.values, c.value};

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "gshmem/error.hpp"
 #include "util/config.h"
 
 namespace gshmem {
@@ -24,6 +26,8 @@ FILE* g_file = nullptr;  // nullptr: stderr
 int g_pe = -1;
 bool g_abort = false;
 FatalHook g_fatal_hook = nullptr;
+std::atomic<bool> g_misuse_throws{false};
+thread_local char t_last_error[4096] = "";
 char g_host[64] = "";
 
 const char* host_name() {
@@ -162,13 +166,13 @@ void error(const char* fmt, ...) {
   va_start(ap, fmt);
   vwrite("ERROR", "", fmt, ap);
   va_end(ap);
+  va_start(ap, fmt);
+  std::vsnprintf(t_last_error, sizeof t_last_error, fmt, ap);
+  va_end(ap);
   if (g_file) {
     // Errors always reach the terminal too, even when the log goes to a file.
-    va_start(ap, fmt);
-    char body[4096];
-    std::vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
-    std::fprintf(stderr, "[gshmem %s:%d PE %d] ERROR: %s\n", host_name(), static_cast<int>(getpid()), g_pe, body);
+    std::fprintf(stderr, "[gshmem %s:%d PE %d] ERROR: %s\n", host_name(), static_cast<int>(getpid()), g_pe,
+                 t_last_error);
   }
 }
 
@@ -185,6 +189,21 @@ void fatal(const char* fmt, ...) {
   if (g_fatal_hook) g_fatal_hook(1);
   std::exit(1);
 }
+
+void misuse(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char body[4096];
+  std::vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  if (g_misuse_throws.load(std::memory_order_relaxed)) throw UsageError(body);
+  fatal("%s", body);
+}
+
+const char* last_error() { return t_last_error; }
+
+void set_misuse_throws(bool throws) { g_misuse_throws.store(throws, std::memory_order_relaxed); }
+bool misuse_throws() { return g_misuse_throws.load(std::memory_order_relaxed); }
 
 std::string format(const char* fmt, ...) {
   va_list ap;

@@ -51,8 +51,10 @@ inline bool enabled(Level level, uint32_t subsys) {
 // Writes one line: "[gshmem host:pid PE n] LEVEL SUBSYS: message".
 void write(const char* level_name, uint32_t subsys, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
-// Writes an ERROR line (always shown).
+// Writes an ERROR line (always shown), and keeps it as the calling thread's last error.
 void error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// The message of this thread's last error() ("" before any).
+const char* last_error();
 
 // Called by fatal() to end the job; the core installs one that tells the launcher. The default
 // exits the process with status 1.
@@ -62,6 +64,13 @@ void set_fatal_hook(FatalHook hook);
 // Writes an ERROR line and ends the job (exit status 1, or abort() under NVSHMEM_DEBUG=ABORT).
 // For misuse that cannot be reported through a return value (a void API call with an invalid PE).
 [[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// A caller's misuse, found before the call had any effect (an invalid PE, a pointer outside the heap, a
+// count that overflows, a call before init): ends the job as fatal() does, or, once set_misuse_throws(true)
+// (a binding for another language), throws gshmem::UsageError with the message and writes nothing.
+[[noreturn]] void misuse(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void set_misuse_throws(bool throws);
+bool misuse_throws();
 
 // Limits a message that outsiders can provoke (a stranger connecting to a port, stray datagrams)
 // to the first few, then one line every `period_s` that counts the ones left out. Not thread-safe:

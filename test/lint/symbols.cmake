@@ -19,8 +19,9 @@ foreach(name IN LISTS expected)
 endforeach()
 set(stray)
 foreach(name IN LISTS exported)
-  # The native host API: gshmem::host::* (mangled _ZN6gshmem4host...).
-  if(NOT name MATCHES "^(nvshmem_|nvshmemx_|gshmem_|gshmemi_|_ZN6gshmem4host)")
+  # The native host API: gshmem::host::* (mangled _ZN6gshmem4host...), and the type information of the
+  # exception it throws (gshmem::UsageError), so that a binding catches it by type.
+  if(NOT name MATCHES "^(nvshmem_|nvshmemx_|gshmem_|gshmemi_|_ZN6gshmem4host|_ZT[IS]N6gshmem10UsageErrorE$)")
     list(APPEND stray ${name})
   endif()
 endforeach()

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "gshmem/describe.h"
+#include "gshmem/error.hpp"
+#include "gshmem/host.hpp"
 
 namespace {
 
@@ -187,6 +189,37 @@ TEST(SinglePeDeathTest, InvalidPeEndsTheProgramWithTheRange) {
   EXPECT_EXIT(nvshmem_getmem(src, src, 8, 0), ::testing::ExitedWithCode(1),
               "nvshmem_getmem: the source 0x[0-9a-f]+ \\(8 bytes\\) is not inside the symmetric heap");
   nvshmem_free(buf);
+}
+
+// A binding's mode: misuse found before a call has any effect throws gshmem::UsageError with the message, and
+// the library goes on working; back in the default mode the same misuse ends the program.
+TEST(SinglePe, MisuseThrowsWhereTheProgramChoseExceptions) {
+  namespace host = gshmem::host;
+  auto* buf = static_cast<char*>(nvshmem_malloc(64));
+  char src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  host::set_error_mode(host::ErrorMode::kThrow);
+  try {
+    host::putmem(buf, src, 8, 1, host::kBlocking, "binding.put");
+    ADD_FAILURE() << "no exception for PE 1 of 1";
+  } catch (const gshmem::UsageError& e) {
+    EXPECT_STREQ(e.what(), "binding.put: PE 1 is out of range: valid PEs are 0 to 0 (1 PEs)");
+  }
+  EXPECT_THROW(host::getmem(src, src, 8, 0), gshmem::UsageError);      // the source is not in the heap
+  EXPECT_THROW(host::elem_bytes(SIZE_MAX, 2), std::invalid_argument);  // overflow; UsageError is one
+  host::putmem(buf, src, 8, 0);                                        // still working
+  EXPECT_EQ(std::memcmp(buf, src, 8), 0);
+  host::set_error_mode(host::ErrorMode::kExit);
+  EXPECT_EXIT(host::putmem(buf, src, 8, 1), ::testing::ExitedWithCode(1), "PE 1 is out of range");
+  nvshmem_free(buf);
+}
+
+// A call that returns a failed status leaves its reason as the thread's last error.
+TEST(SinglePe, LastErrorHoldsTheReasonOfAFailedStatus) {
+  namespace host = gshmem::host;
+  gshmem::TeamConfig config;
+  int team = 0;
+  EXPECT_NE(host::team_split_strided(12345, 0, 1, 1, config, &team), GSHMEM_SUCCESS);
+  EXPECT_NE(std::string(host::last_error()), "");
 }
 
 }  // namespace
