@@ -3,8 +3,10 @@
 #   setup.sh main   installs cmake, ninja-build and g++ if missing; builds only what the main job
 #                   needs: libgshmem_host, gshmrun, gshmem-check and gshmem-info
 #   setup.sh all    also installs GoogleTest (libgtest-dev), python3, pkg-config and UCX's headers
-#                   (libucx-dev, for the network transport plugin); builds everything: the tests,
-#                   examples, perftests and the UCX plugin
+#                   (libucx-dev, for the network transport plugin), and for the Python package Debian's
+#                   python3-dev, -numpy, -pytest, -pip and -torch (CPU-only) and nanobind from PyPI (into
+#                   the build folder); builds everything: the tests, examples, perftests, the UCX plugin
+#                   and the Python package
 # Packages are installed as root through apt-get; otherwise the script says what to install.
 # The CUDA toolkit is optional: with nvcc on the PATH or in /usr/local/cuda the GPU backend is built
 # (and, with `all`, the device tests and device perftests).
@@ -24,6 +26,14 @@ if [ "$what" = all ]; then
   [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
   # A UCX given through GSHMEM_UCX_ROOT (the libucx-cu13 wheel, for one) replaces Debian's.
   [ -n "${GSHMEM_UCX_ROOT:-}" ] || [ -f /usr/include/ucp/api/ucp.h ] || need+=(libucx-dev)
+  # The Python package (python/) is built for Debian's Python, with its headers, numpy, pytest, pip and the
+  # CPU-only torch (PyPI's torch brings gigabytes of CUDA libraries); nanobind comes from PyPI below.
+  if [ -z "${GSHMEM_PYTHON:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    ls /usr/include/python3.*/Python.h >/dev/null 2>&1 || need+=(python3-dev)
+    for m in numpy:python3-numpy pytest:python3-pytest pip:python3-pip torch:python3-torch; do
+      /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || need+=("${m#*:}")
+    done
+  fi
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -47,7 +57,19 @@ if [ "$what" = main ]; then
 else
   ucx=()
   [ -z "${GSHMEM_UCX_ROOT:-}" ] || ucx=(-DGSHMEM_UCX_ROOT="$GSHMEM_UCX_ROOT")
+  # nanobind (PyPI) for the Python package, into the build folder; GSHMEM_PYTHON picks another Python.
+  py=${GSHMEM_PYTHON:-/usr/bin/python3}
+  case "$BUILD" in /*) pydeps=$BUILD/pydeps ;; *) pydeps=$PWD/$BUILD/pydeps ;; esac
+  python=()
+  if [ -x "$py" ]; then
+    if [ ! -f "$pydeps/nanobind/cmake/nanobind-config.cmake" ]; then
+      "$py" -m pip install -q --disable-pip-version-check --break-system-packages --target "$pydeps" \
+        "nanobind>=2,<4" "scikit-build-core>=0.10" ||
+        echo "setup: nanobind could not be installed from PyPI: the Python package is not built" >&2
+    fi
+    python=(-DGSHMEM_PYTHON_EXECUTABLE="$py" -Dnanobind_DIR="$pydeps/nanobind/cmake")
+  fi
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_BUILD_TESTS=ON \
-    -DGSHMEM_BUILD_EXAMPLES=ON -DGSHMEM_BUILD_PERFTESTS=ON "${ucx[@]}"
+    -DGSHMEM_BUILD_EXAMPLES=ON -DGSHMEM_BUILD_PERFTESTS=ON "${ucx[@]}" "${python[@]}"
   cmake --build "$BUILD" -j "$(nproc)"
 fi

@@ -12,7 +12,8 @@
 #   -DREQUIRE=a^^b           prerequisites; when one is missing the test prints "skipped: why":
 #                            prog:NAME (on the PATH), slurm (a Slurm node is idle), netns (root and
 #                            network namespaces work), ipv6 (loopback has ::1), gpu:PROBE (the
-#                            program PROBE exits 0: a GPU is usable)
+#                            program PROBE exits 0: a GPU is usable), pymod:PYTHON:a,b (PYTHON imports
+#                            the modules a and b)
 #   -DNETNS=1                make two network namespaces joined by a veth pair (10.250.X.1 and .2)
 #                            for the command: @NSA@ and @NSB@ in CMD name them; removed afterwards
 function(skip why)
@@ -32,6 +33,16 @@ foreach(r IN LISTS requirements)
       message("no usable GPU: skipped")
       return()
     endif()
+  elseif(r MATCHES "^pymod:([^:]*):(.*)")
+    set(py ${CMAKE_MATCH_1})
+    string(REPLACE "," ";" modules "${CMAKE_MATCH_2}")
+    foreach(m IN LISTS modules)
+      execute_process(COMMAND ${py} -c "import ${m}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
+      if(NOT rc EQUAL 0)
+        skip("the Python module ${m} is not installed for ${py}")
+        return()
+      endif()
+    endforeach()
   elseif(r STREQUAL "slurm")
     execute_process(COMMAND sinfo -h -N -o %T RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET TIMEOUT 10)
     if(NOT rc EQUAL 0 OR NOT out MATCHES "idle|mixed|allocated")

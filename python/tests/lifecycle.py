@@ -1,0 +1,46 @@
+"""init and finalize through the context manager; calls before init and after finalize; finalize twice; init
+again after finalize (refused with a clear error today: the launchers' bootstrap serves one session per
+process). Run under a launcher (gshmrun -n 2 python3 lifecycle.py); prints one line per PE at the end."""
+
+import numpy as np
+
+import gshmem
+
+
+def expect_usage_error(fn, text):
+    try:
+        fn()
+    except gshmem.UsageError as e:
+        assert text in str(e), f"expected {text!r} in {e}"
+        return
+    raise AssertionError(f"no UsageError for {text!r}")
+
+
+def main():
+    assert not gshmem.initialized()
+    expect_usage_error(lambda: gshmem.zeros(4, np.int32), "gshmem is not initialised: call gshmem.init() first")
+    expect_usage_error(lambda: gshmem.barrier_all(), "gshmem is not initialised")
+    sessions = 1
+    for session in range(sessions):
+        with gshmem.init():
+            me, n = gshmem.my_pe(), gshmem.n_pes()
+            box = gshmem.zeros(4, np.int64)
+            gshmem.put(box, np.full(4, session * 100 + me, np.int64), (me + 1) % n)
+            gshmem.barrier_all()
+            assert (box == session * 100 + (me - 1) % n).all(), box
+            gshmem.free(box)
+            leftover = gshmem.zeros(2, np.int32)  # not freed: finalize releases the heap
+        assert not gshmem.initialized()
+        expect_usage_error(lambda: gshmem.put(leftover, np.zeros(2, np.int32), 0), "gshmem is not initialised")
+        gshmem.finalize()  # idempotent
+    try:
+        gshmem.init()
+    except gshmem.Error as e:
+        assert "cannot be initialised again" in str(e), e
+    else:
+        raise AssertionError("init after finalize neither worked nor failed")
+    print(f"lifecycle: PE {me} of {n}: {sessions} sessions ok", flush=True)
+
+
+if __name__ == "__main__":
+    main()
