@@ -21,6 +21,7 @@ anything is done; a failed collective raises :class:`Error`.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 from . import _native
@@ -136,8 +137,18 @@ def init(
 
 
 def finalize() -> None:
-    """Ends this PE's session (collective). Idempotent; arrays made before it must not be used after it."""
+    """Ends this PE's session (collective). Idempotent. The heap is gone afterwards: gshmem's calls refuse the
+    arrays made before it, and reading or writing them through their library would touch unmapped memory, so
+    arrays still alive are named in a warning."""
     if _native.init_state() != 0:
+        live = _native.live_arrays()
+        if live:
+            warnings.warn(
+                f"gshmem.finalize: {live} symmetric array(s) were not freed; their memory is released now and they "
+                "must not be used any more (free them with gshmem.free before finalize)",
+                ResourceWarning,
+                stacklevel=2,
+            )
         _native.finalize()
 
 

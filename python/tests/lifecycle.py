@@ -2,6 +2,8 @@
 again after finalize (refused with a clear error today: the launchers' bootstrap serves one session per
 process). Run under a launcher (gshmrun -n 2 python3 lifecycle.py); prints one line per PE at the end."""
 
+import warnings
+
 import numpy as np
 
 import gshmem
@@ -29,7 +31,11 @@ def main():
             gshmem.barrier_all()
             assert (box == session * 100 + (me - 1) % n).all(), box
             gshmem.free(box)
-            leftover = gshmem.zeros(2, np.int32)  # not freed: finalize releases the heap
+            leftover = gshmem.zeros(2, np.int32)  # not freed: finalize releases the heap, and warns
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                gshmem.finalize()
+            assert any("1 symmetric array(s) were not freed" in str(w.message) for w in caught), caught
         assert not gshmem.initialized()
         expect_usage_error(lambda: gshmem.put(leftover, np.zeros(2, np.int32), 0), "gshmem is not initialised")
         gshmem.finalize()  # idempotent
