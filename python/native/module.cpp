@@ -560,6 +560,28 @@ NB_MODULE(_native, m) {
       "dest"_a, "src"_a, "pe"_a, nb::kw_only(), "nbi"_a = false, "stream"_a = nb::none(),
       "Copies `pe`'s copy of the symmetric src into dest (local).");
   m.def(
+      "copy_bytes",
+      [](const ConstArray& dest, const ConstArray& src, size_t nbytes, int pe, bool get, bool nbi, nb::handle stream) {
+        const char* api = get ? "gshmem.get" : "gshmem.put";
+        pe_of(pe, api);
+        require_contiguous(dest, "dest", api);
+        require_contiguous(src, "src", api);
+        if (nbytes > dest.nbytes() || nbytes > src.nbytes()) {
+          fail(api, std::to_string(nbytes) + " bytes do not fit dest (" + std::to_string(dest.nbytes()) +
+                        " bytes) and src (" + std::to_string(src.nbytes()) + " bytes)");
+        }
+        require_symmetric(get ? src : dest, get ? "src" : "dest", api);
+        const host::Mode mode = mode_of(nbi, stream, api);
+        if (get) {
+          host::getmem(const_cast<void*>(dest.data()), src.data(), nbytes, pe, mode, api);
+        } else {
+          host::putmem(const_cast<void*>(dest.data()), src.data(), nbytes, pe, mode, api);
+        }
+      },
+      "dest"_a, "src"_a, "nbytes"_a, "pe"_a, nb::kw_only(), "get"_a = false, "nbi"_a = false, "stream"_a = nb::none(),
+      "The first nbytes of src into dest, whatever their dtypes (both contiguous; dest symmetric for a put, src "
+      "for a get): the byte form that bindings of NVSHMEM's byte calls use.");
+  m.def(
       "p",
       [](const ConstArray& dest, nb::handle value, int pe, size_t index, nb::handle stream) {
         const char* api = "gshmem.p";

@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from datetime import timedelta
 
 import torch
@@ -31,11 +32,20 @@ def main():
     procs = []
     for rank in range(n):
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(n),
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TORCHELASTIC_RUN_ID="gshmem-test")
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TORCHELASTIC_RUN_ID="gshmem-test",
+                   TORCHELASTIC_USE_AGENT_STORE="True", TORCHELASTIC_RESTART_COUNT="0")
         procs.append(subprocess.Popen(cmd, env=env))
+    # As torchrun does: a worker that fails ends the others.
+    while any(p.poll() is None for p in procs):
+        if any(p.returncode not in (None, 0) for p in procs):
+            for p in procs:
+                if p.poll() is None:
+                    p.terminate()
+            break
+        time.sleep(0.05)
     codes = [p.wait() for p in procs]
     del store
-    sys.exit(max(codes))
+    sys.exit(max(abs(c) for c in codes))
 
 
 if __name__ == "__main__":
