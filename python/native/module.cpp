@@ -126,6 +126,16 @@ host::Mode mode_of(bool nbi, nb::handle stream, const char* api) {
   return nbi ? host::kNbi : host::kBlocking;
 }
 
+// A call that does not run on a stream reads its arrays at once, while the program's library (torch, cupy) may
+// still be writing them on the GPU: where an array is GPU memory, the work on the default stream (torch's and
+// cupy's unless the program chose another) is waited for first. Work on other streams needs stream= (or the
+// program's own synchronisation), as in C.
+void after_default_stream(const host::Mode& mode, const ConstArray& a, const ConstArray& b, const char* api) {
+  if (mode.completion == Completion::kStream) return;
+  const int cuda = nb::device::cuda::value;
+  if (a.device_type() == cuda || b.device_type() == cuda) host::synchronize(nullptr, api);
+}
+
 int pe_of(int pe, const char* api) {
   const int n = host::n_pes();
   if (host::init_state() == 0) fail(api, "gshmem is not initialised: call gshmem.init() first");
@@ -223,6 +233,7 @@ void rma(bool put, const ConstArray& dest, const ConstArray& src, int pe, bool n
   }
   require_symmetric(put ? dest : src, put ? "dest" : "src", api);
   const host::Mode mode = mode_of(nbi, stream, api);
+  after_default_stream(mode, dest, src, api);
   void* d = const_cast<void*>(dest.data());
   const void* s = src.data();
   const size_t elem = src.itemsize();
@@ -572,6 +583,7 @@ NB_MODULE(_native, m) {
         }
         require_symmetric(get ? src : dest, get ? "src" : "dest", api);
         const host::Mode mode = mode_of(nbi, stream, api);
+        after_default_stream(mode, dest, src, api);
         if (get) {
           host::getmem(const_cast<void*>(dest.data()), src.data(), nbytes, pe, mode, api);
         } else {
@@ -622,8 +634,10 @@ NB_MODULE(_native, m) {
         require_contiguous(dest, "dest", api);
         require_contiguous(src, "src", api);
         uint64_t* sig = signal_word(signal, signal_index, api);
+        const host::Mode mode = mode_of(nbi, stream, api);
+        after_default_stream(mode, dest, src, api);
         host::put_signal(const_cast<void*>(dest.data()), src.data(), src.nbytes(), sig, value,
-                         signal_operation(op, api), pe, mode_of(nbi, stream, api), api);
+                         signal_operation(op, api), pe, mode, api);
       },
       "dest"_a, "src"_a, "signal"_a, "value"_a, "pe"_a, nb::kw_only(), "op"_a = "set", "nbi"_a = false,
       "stream"_a = nb::none(), "signal_index"_a = 0,
@@ -930,6 +944,7 @@ NB_MODULE(_native, m) {
                         std::to_string(n - 1) + ")");
         }
         const host::Mode mode = collective_mode(stream, api);
+        after_default_stream(mode, dest, src, api);
         nb::gil_scoped_release unlocked;
         check(host::broadcastmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), root, mode, api), api);
       },
@@ -943,6 +958,7 @@ NB_MODULE(_native, m) {
         collective_arrays(dest, src, api);
         require_count("dest", count(dest), count(src) * n, "src's elements times the team's size", api);
         const host::Mode mode = collective_mode(stream, api);
+        after_default_stream(mode, dest, src, api);
         nb::gil_scoped_release unlocked;
         check(host::fcollectmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), mode, api), api);
       },
@@ -960,6 +976,7 @@ NB_MODULE(_native, m) {
                         std::to_string(n) + " members");
         }
         const host::Mode mode = collective_mode(stream, api);
+        after_default_stream(mode, dest, src, api);
         nb::gil_scoped_release unlocked;
         check(host::alltoallmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes() / n, mode, api), api);
       },
@@ -975,6 +992,7 @@ NB_MODULE(_native, m) {
         const gshmem::ReduceOp o = reduce_operation(op, api);
         const gshmem::ReduceType t = reduce_type_of(src.dtype(), api);
         const host::Mode mode = collective_mode(stream, api);
+        after_default_stream(mode, dest, src, api);
         nb::gil_scoped_release unlocked;
         check(host::reduce(team, t, o, const_cast<void*>(dest.data()), src.data(), count(src), mode, api), api);
       },
@@ -990,6 +1008,7 @@ NB_MODULE(_native, m) {
         const gshmem::ReduceOp o = reduce_operation(op, api);
         const gshmem::ReduceType t = reduce_type_of(src.dtype(), api);
         const host::Mode mode = collective_mode(stream, api);
+        after_default_stream(mode, dest, src, api);
         nb::gil_scoped_release unlocked;
         check(host::reducescatter(team, t, o, const_cast<void*>(dest.data()), src.data(), count(dest), mode, api), api);
       },
