@@ -17,6 +17,7 @@ what=${1:-all}
 case "$what" in main | all) ;; *) echo "usage: setup.sh main|all" >&2; exit 2 ;; esac
 
 need=()
+optional=()  # installed where possible; without them the Python package's tests report skipped
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
@@ -29,9 +30,9 @@ if [ "$what" = all ]; then
   # The Python package (python/) is built for Debian's Python, with its headers, numpy, pytest, pip and the
   # CPU-only torch (PyPI's torch brings gigabytes of CUDA libraries); nanobind comes from PyPI below.
   if [ -z "${GSHMEM_PYTHON:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    ls /usr/include/python3.*/Python.h >/dev/null 2>&1 || need+=(python3-dev)
+    ls /usr/include/python3.*/Python.h >/dev/null 2>&1 || optional+=(python3-dev)
     for m in numpy:python3-numpy pytest:python3-pytest pip:python3-pip torch:python3-torch; do
-      /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || need+=("${m#*:}")
+      /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || optional+=("${m#*:}")
     done
   fi
 fi
@@ -45,6 +46,13 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "setup: please install: ${need[*]} (Debian/Ubuntu package names)" >&2
     exit 1
   fi
+fi
+if [ ${#optional[@]} -gt 0 ]; then
+  echo "setup: installing ${optional[*]} (for the Python package)"
+  export DEBIAN_FRONTEND=noninteractive
+  [ ${#need[@]} -gt 0 ] || apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null ||
+    echo "setup: ${optional[*]} could not be installed: the Python package's tests will report skipped" >&2
 fi
 
 if [ "$what" = main ]; then
