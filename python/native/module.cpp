@@ -310,40 +310,52 @@ WaitKind wait_kind_of(nb::dlpack::dtype t, const char* api) {
   fail(api, "waits take 16-, 32- or 64-bit integer arrays, not " + dtype_name(t));
 }
 
-// The wait or test of `what` over the symmetric `ivars`, each compared with `value` (a scalar, or an array of
-// one value per element); `status` (int32, nonzero: left out) is optional.
-size_t wait(WaitFor what, bool block, const ConstArray& ivars, nb::handle cmp, nb::handle value,
-            std::optional<ConstArray> status, std::vector<size_t>* indices, const char* api) {
-  const WaitKind kind = wait_kind_of(ivars.dtype(), api);
+// A wait's arguments, checked: the symmetric `ivars`, each compared with `value` (a scalar, or an array of one
+// value per element); `status` (int32, nonzero: left out) is optional.
+struct WaitArgs {
+  WaitKind kind;
+  size_t n;
+  int cmp;
+  const int* status = nullptr;
+  const void* values = nullptr;  // per element, else `scalar` for all
+  uint64_t scalar = 0;
+  ConstArray keep;  // holds the values' array while the wait runs
+};
+
+WaitArgs wait_args(const ConstArray& ivars, nb::handle cmp, nb::handle value, const std::optional<ConstArray>& status,
+                   const char* api) {
+  WaitArgs w{wait_kind_of(ivars.dtype(), api), count(ivars), comparison(cmp, api)};
   require_symmetric(ivars, "ivars", api);
   require_contiguous(ivars, "ivars", api);
-  const size_t n = count(ivars);
-  const int c = comparison(cmp, api);
-  const int* st = nullptr;
   if (status) {
     const auto t = status->dtype();
-    if (t.code != static_cast<uint8_t>(nb::dlpack::dtype_code::Int) || t.bits != 32 || count(*status) != n) {
-      fail(api, "status must be an int32 array of one element per ivar (" + std::to_string(n) + ")");
+    if (t.code != static_cast<uint8_t>(nb::dlpack::dtype_code::Int) || t.bits != 32 || count(*status) != w.n) {
+      fail(api, "status must be an int32 array of one element per ivar (" + std::to_string(w.n) + ")");
     }
     require_contiguous(*status, "status", api);
-    st = static_cast<const int*>(status->data());
+    w.status = static_cast<const int*>(status->data());
   }
-  const void* values = nullptr;
-  uint64_t scalar = 0;
-  ConstArray vals;
-  if (nb::try_cast(value, vals, false) && vals.ndim() > 0) {
-    require_same_dtype(ivars, "ivars", vals, "values", api);
-    if (count(vals) != n) fail(api, "values must hold one value per ivar (" + std::to_string(n) + ")");
-    require_contiguous(vals, "values", api);
-    values = vals.data();
+  if (nb::try_cast(value, w.keep, false) && w.keep.ndim() > 0) {
+    require_same_dtype(ivars, "ivars", w.keep, "values", api);
+    if (count(w.keep) != w.n) fail(api, "values must hold one value per ivar (" + std::to_string(w.n) + ")");
+    require_contiguous(w.keep, "values", api);
+    w.values = w.keep.data();
   } else {
-    scalar = to_bits(value, ivars.dtype(), api);
+    w.scalar = to_bits(value, ivars.dtype(), api);
   }
-  if (indices) indices->resize(n);
+  return w;
+}
+
+// The wait or test of `what`; indices: where kSome stores the indices that hold.
+size_t wait(WaitFor what, bool block, const ConstArray& ivars, nb::handle cmp, nb::handle value,
+            std::optional<ConstArray> status, std::vector<size_t>* indices, const char* api) {
+  const WaitArgs w = wait_args(ivars, cmp, value, status, api);
+  if (indices) indices->resize(w.n);
   size_t r = 0;
   {
     nb::gil_scoped_release unlocked;  // other Python threads run while this one waits
-    r = host::wait(kind, what, block, ivars.data(), n, indices ? indices->data() : nullptr, st, c, values, scalar, api);
+    r = host::wait(w.kind, what, block, ivars.data(), w.n, indices ? indices->data() : nullptr, w.status, w.cmp,
+                   w.values, w.scalar, api);
   }
   if (indices) indices->resize(r);
   return r;
@@ -756,22 +768,8 @@ NB_MODULE(_native, m) {
         const char* api = "gshmem.wait_until";
         Stream s = nullptr;
         if (stream_of(stream, &s, api)) {
-          const WaitKind kind = wait_kind_of(ivars.dtype(), api);
-          require_symmetric(ivars, "ivars", api);
-          require_contiguous(ivars, "ivars", api);
-          ConstArray vals;
-          const void* values = nullptr;
-          uint64_t scalar = 0;
-          if (nb::try_cast(value, vals, false) && vals.ndim() > 0) {
-            require_same_dtype(ivars, "ivars", vals, "values", api);
-            require_count("values", count(vals), count(ivars), "one per ivar", api);
-            values = vals.data();
-          } else {
-            scalar = to_bits(value, ivars.dtype(), api);
-          }
-          host::wait_on_stream(kind, ivars.data(), count(ivars),
-                               status ? static_cast<const int*>(status->data()) : nullptr, comparison(cmp, api), values,
-                               scalar, s, api);
+          const WaitArgs w = wait_args(ivars, cmp, value, status, api);
+          host::wait_on_stream(w.kind, ivars.data(), w.n, w.status, w.cmp, w.values, w.scalar, s, api);
           return;
         }
         wait(gshmem::WaitFor::kAll, true, ivars, cmp, value, status, nullptr, api);

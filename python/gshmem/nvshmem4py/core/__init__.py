@@ -14,6 +14,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ... import _native
+from ._types import peer_view as _peer_view
 from ._types import (
     Buffer,
     BufferTypes,
@@ -157,12 +158,7 @@ def free(buffer: Buffer) -> None:
 
 @_translated
 def get_peer_buffer(buffer: Buffer, pe: int) -> Buffer:
-    import gshmem
-
-    view = gshmem.peer_array(buffer._array, pe)
-    if view is None:
-        raise NvshmemError(f"PE {pe}'s memory is not mapped by this process")
-    return Buffer(view)
+    return Buffer(_peer_view(buffer._array, pe))
 
 
 def get_multicast_buffer(team: int, buffer: Buffer) -> Buffer:

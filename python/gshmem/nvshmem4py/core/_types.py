@@ -223,3 +223,13 @@ class Buffer:
 
     def __repr__(self) -> str:
         return f"<Buffer {self.size} bytes at {self.handle:#x}>"
+
+
+def peer_view(obj: Any, pe: int) -> Any:
+    """``pe``'s copy of a symmetric array or tensor as a view for loads and stores, where this process maps it."""
+    import gshmem
+
+    view = gshmem.peer_array(obj, int(pe))
+    if view is None:
+        raise NvshmemError(f"PE {pe}'s memory is not mapped by this process")
+    return view

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple
 
 from .... import _native
-from .._types import Buffer, NvshmemError, NvshmemInvalid
+from .._types import Buffer, NvshmemError, NvshmemInvalid, peer_view
 
 __all__ = ["bytearray", "array", "free_array", "array_get_buffer", "get_peer_array", "get_multicast_array"]
 
@@ -51,12 +51,7 @@ def array_get_buffer(a: Any) -> Tuple[Buffer, int, str]:
 
 
 def get_peer_array(a: Any, peer_pe: Optional[int] = None) -> Any:
-    import gshmem
-
-    view = gshmem.peer_array(a, _native.my_pe() if peer_pe is None else int(peer_pe))
-    if view is None:
-        raise NvshmemError(f"PE {peer_pe}'s memory is not mapped by this process")
-    return view
+    return peer_view(a, _native.my_pe() if peer_pe is None else peer_pe)
 
 
 def get_multicast_array(team: int, a: Any) -> Any:

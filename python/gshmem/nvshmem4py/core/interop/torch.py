@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple
 
 from .... import _native
-from .._types import Buffer, NvshmemError, NvshmemInvalid
+from .._types import Buffer, NvshmemError, NvshmemInvalid, peer_view
 
 __all__ = ["bytetensor", "tensor", "free_tensor", "tensor_get_buffer", "get_peer_tensor", "get_multicast_tensor",
            "register_external_tensor", "unregister_external_tensor"]
@@ -68,12 +68,7 @@ def tensor_get_buffer(t: Any) -> Tuple[Buffer, int, str]:
 
 def get_peer_tensor(t: Any, peer_pe: Optional[int] = None) -> Any:
     """``peer_pe``'s copy of the tensor, for loads and stores (a PE whose memory this process maps)."""
-    import gshmem
-
-    view = gshmem.peer_array(t, _native.my_pe() if peer_pe is None else int(peer_pe))
-    if view is None:
-        raise NvshmemError(f"PE {peer_pe}'s memory is not mapped by this process")
-    return view
+    return peer_view(t, _native.my_pe() if peer_pe is None else peer_pe)
 
 
 def get_multicast_tensor(team: int, t: Any) -> Any:
