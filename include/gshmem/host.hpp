@@ -76,9 +76,14 @@ struct InitAttr {
   void* mpi_comm = nullptr;
   int cuda_device = -1;  // bind this CUDA device at init (-1: the current one, when a context is current)
 };
+// Starts a session of this PE (collective). After finalize, init starts a new session of the same job
+// (the same launcher's job, or the same unique ID; a new unique ID or an MPI communicator starts another
+// job): every PE of the job must initialise again before any of them ends.
 GSHMEM_API Status init(const InitAttr& attr = InitAttr(), const char* api = nullptr);
 // An ID for a job whose rank 0 this process is (before init): `bytes` bytes into `id`.
 GSHMEM_API Status make_unique_id(void* id, size_t bytes, const char* api = nullptr);
+// Ends the session (collective): the heap, teams and GPU resources are released; the process stays in
+// the job until it exits, so that init may follow.
 GSHMEM_API Status finalize(const char* api = nullptr);
 // 0: not initialised; 1: initialised, the GPU not yet bound; 2: ready.
 GSHMEM_API int init_state();

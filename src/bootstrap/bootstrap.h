@@ -38,6 +38,13 @@ class Bootstrap {
   virtual void abort_job(int code, const std::string& why) = 0;
   // Leaves the job cleanly. No other call may follow.
   virtual Status finalize() = 0;
+  // Sessions (nvshmem_finalize, then nvshmem_init again in the same process): park() ends this PE's
+  // session but keeps its place in the job, and lets the launcher go; until rejoin(), the end of another
+  // PE or of the root is no longer fatal to this process (rejoin() then fails, saying so). rejoin() starts
+  // the next session: the same collective calls of every PE follow. Neither is collective. A parked
+  // bootstrap is finalized when the process exits.
+  virtual Status park() { return GSHMEM_SUCCESS; }
+  virtual Status rejoin() { return GSHMEM_SUCCESS; }
 
   // Liveness, where the bootstrap keeps a connection to the job's root (every launcher but a job of
   // one PE). The handler runs on a bootstrap thread when PE `rank` has ended before

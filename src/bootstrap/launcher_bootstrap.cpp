@@ -57,6 +57,18 @@ class LauncherBootstrap final : public Bootstrap {
     // The root dies with this process: let it tell the others first.
     if (hub_) hub_->wait_settled(tcp_->rank(), 0.5);
   }
+  Status park() override {
+    Status s = tcp_->park();
+    // The launcher is needed only to find the root, and to end the job (which the root can do too): it is
+    // let go now, as at nvshmem_finalize without sessions (an MPI library that gshmem started ends here).
+    if (launcher_) {
+      Status l = launcher_->finalize();
+      launcher_.reset();
+      if (ok(s)) s = l;
+    }
+    return s;
+  }
+  Status rejoin() override { return tcp_->rejoin(); }
   Status finalize() override {
     Status s = tcp_->finalize();
     // The root's process waits until every PE has left the root.

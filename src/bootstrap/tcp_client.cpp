@@ -79,6 +79,31 @@ class TcpBootstrap final : public Bootstrap {
     return sent ? GSHMEM_SUCCESS : GSHMEM_ERROR_PEER_GONE;
   }
 
+  Status park() override {
+    if (!send(MsgType::kPark, 0, 0, 0, nullptr, 0, 5)) return GSHMEM_ERROR_PEER_GONE;
+    std::lock_guard<std::mutex> lock(mu_);
+    parked_ = true;
+    return GSHMEM_SUCCESS;
+  }
+
+  Status rejoin() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (lost_ || !fd_.valid()) {
+        GSHMEM_ERROR(
+            "PE %d cannot initialise again: the job's bootstrap root (%s) ended after this PE's nvshmem_finalize, "
+            "so the job's PEs can no longer find each other. Initialise again before any process of the job ends",
+            rank_, root_owner_.c_str());
+        return GSHMEM_ERROR_PEER_GONE;
+      }
+      parked_ = false;
+    }
+    if (send(MsgType::kRejoin, 0, 0, 0, nullptr, 0, 5)) return GSHMEM_SUCCESS;
+    GSHMEM_ERROR("PE %d cannot initialise again: the connection to the job's bootstrap root (%s) failed", rank_,
+                 root_owner_.c_str());
+    return GSHMEM_ERROR_PEER_GONE;
+  }
+
   void set_peer_gone_handler(PeerGoneHandler handler) override {
     std::unique_lock<std::mutex> lock(mu_);
     handler_ = handler;
@@ -247,7 +272,8 @@ class TcpBootstrap final : public Bootstrap {
     PeerGoneHandler handler = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (closing_ || gone_.reported) return;
+      // A parked PE has no session for the loss to break: rejoin() reports a lost root.
+      if (closing_ || parked_ || gone_.reported) return;
       gone_ = Gone{true, rank, exit_code, why};
       handler = handler_;
     }
@@ -286,6 +312,7 @@ class TcpBootstrap final : public Bootstrap {
   uint64_t query_seq_ = tcp::kQuerySeqBase;
   bool lost_ = false;
   bool closing_ = false;
+  bool parked_ = false;  // between park() and rejoin()
   Gone gone_;
   PeerGoneHandler handler_ = nullptr;
 };

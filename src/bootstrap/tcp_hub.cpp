@@ -97,6 +97,7 @@ void TcpHub::reap_connections() {
   while (true) {
     int gone = -1;
     for (auto& c : conns_) {
+      if (c->closed && c->rank >= 0 && state_[c->rank] == PeState::kParked) mark_finished(c->rank);
       if (c->closed && c->rank >= 0 && state_[c->rank] == PeState::kActive) {
         gone = c->rank;
         break;
@@ -127,6 +128,9 @@ void TcpHub::process_ended() {
     if (state_[r] == PeState::kNotConnected) {
       // It will never join: steps that wait for it fail now, not at the timeout.
       mark_gone(r, log::format("PE %d %s without joining the job (before or in nvshmem_init)", r, e.second.c_str()));
+    } else if (state_[r] == PeState::kParked) {
+      if (Conn* c = conn_of(r)) c->closed = true;
+      mark_finished(r);
     } else if (state_[r] == PeState::kActive) {
       if (Conn* c = conn_of(r)) c->closed = true;
       mark_gone(r, log::format("PE %d %s before calling nvshmem_finalize", r, e.second.c_str()));
@@ -169,7 +173,7 @@ void TcpHub::notify_ended(int rank, const std::string& how) {
 void TcpHub::send_left_list(Conn* c, uint64_t seq) {
   std::vector<int32_t> left;
   for (size_t r = 0; r < state_.size(); ++r) {
-    if (state_[r] == PeState::kFinished) left.push_back(static_cast<int32_t>(r));
+    if (state_[r] == PeState::kFinished || state_[r] == PeState::kParked) left.push_back(static_cast<int32_t>(r));
   }
   send_msg(c, MsgType::kLeftList, seq, 0, left.data(), left.size() * sizeof(int32_t));
 }
@@ -295,18 +299,14 @@ void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
       send_left_list(c, h.seq);
       break;
     case MsgType::kFin:
-      set_state(c->rank, PeState::kFinished);
-      ++left_;
       c->closed = true;
-      // Steps that still wait for this PE can never complete.
-      for (auto it = pending_.begin(); it != pending_.end();) {
-        if (!it->second.contributions.count(c->rank)) {
-          fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));
-          it = pending_.erase(it);
-        } else {
-          ++it;
-        }
-      }
+      mark_finished(c->rank);
+      break;
+    case MsgType::kPark:
+      if (state_[c->rank] == PeState::kActive) set_state(c->rank, PeState::kParked);
+      break;
+    case MsgType::kRejoin:
+      if (state_[c->rank] == PeState::kParked) set_state(c->rank, PeState::kActive);
       break;
     default:
       GSHMEM_WARN(kBootstrap, "PE %d sent an unexpected bootstrap message (type %u)", c->rank, h.type);
@@ -453,7 +453,7 @@ void TcpHub::fail(uint64_t seq, Pending& p, Status status, const std::string& wh
 }
 
 std::string TcpHub::describe_missing(const Pending& p, uint64_t seq, bool timed_out) const {
-  std::vector<int> never, gone, finished, late;
+  std::vector<int> never, gone, finished, parked, late;
   for (int r = 0; r < options_.size; ++r) {
     if (p.contributions.count(r)) continue;
     switch (state_[r]) {
@@ -465,6 +465,9 @@ std::string TcpHub::describe_missing(const Pending& p, uint64_t seq, bool timed_
         break;
       case PeState::kFinished:
         finished.push_back(r);
+        break;
+      case PeState::kParked:
+        parked.push_back(r);
         break;
       case PeState::kActive:
         late.push_back(r);
@@ -491,6 +494,10 @@ std::string TcpHub::describe_missing(const Pending& p, uint64_t seq, bool timed_
     s += sep + "PEs " + rank_list(finished) + " already called nvshmem_finalize";
     sep = "; ";
   }
+  if (!parked.empty()) {
+    s += sep + "PEs " + rank_list(parked) + " called nvshmem_finalize and have not initialised again";
+    sep = "; ";
+  }
   if (!late.empty()) {
     if (timed_out) {
       s += sep + "PEs " + rank_list(late) + " did not arrive within " + log::format("%g", options_.timeout_s) +
@@ -514,8 +521,27 @@ void TcpHub::check_pending() {
   }
 }
 
+void TcpHub::mark_finished(int rank) {
+  if (state_[rank] == PeState::kGone || state_[rank] == PeState::kFinished) return;
+  set_state(rank, PeState::kFinished);
+  ++left_;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!it->second.contributions.count(rank)) {
+      fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void TcpHub::mark_gone(int rank, const std::string& why) {
   if (state_[rank] == PeState::kGone || state_[rank] == PeState::kFinished) return;
+  if (state_[rank] == PeState::kParked) {
+    // It had finalized: its end is no loss to the job.
+    mark_finished(rank);
+    return;
+  }
   set_state(rank, PeState::kGone);
   ++left_;
   int none = -1;

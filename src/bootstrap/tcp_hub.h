@@ -65,7 +65,8 @@ class TcpHub {
   void notify_ended(int rank, const std::string& how);
 
  private:
-  enum class PeState { kNotConnected, kActive, kFinished, kGone };
+  // kParked: finalized its session, still connected, may initialise again (tcp_protocol.h).
+  enum class PeState { kNotConnected, kActive, kParked, kFinished, kGone };
   struct Conn {
     Fd fd;
     int rank = -1;  // -1 until authenticated
@@ -92,8 +93,12 @@ class TcpHub {
   // PE `rank` has ended before nvshmem_finalize (`why` says how): steps that wait for it fail, and
   // every PE still in the job is told.
   void mark_gone(int rank, const std::string& why);
+  // PE `rank` has left the job cleanly (Fin, or the end of a parked PE's process): steps that still wait
+  // for it can never complete.
+  void mark_finished(int rank);
   void set_state(int rank, PeState state);
-  // Closed connections of PEs still active are PEs gone; drops closed connections.
+  // Closed connections of PEs still active are PEs gone, of parked PEs PEs finished; drops closed
+  // connections.
   void reap_connections();
   void process_ended();
   void send_left_list(Conn* c, uint64_t seq);

@@ -14,6 +14,11 @@
 // it learns this whatever it is doing. QueryLeft asks which PEs have already finalized (a PE that
 // waits in a barrier for one of them waits forever); its answer carries the query's seq, which
 // counts from 2^63 so that it never meets a collective's.
+//
+// Sessions: a PE that calls nvshmem_finalize sends Park and keeps its connection, so that the process
+// may initialise again (Rejoin) in the same job; steps keep waiting for a parked PE, since it may come
+// back. A parked PE whose connection closes (its process ended) has left cleanly, as after Fin. The
+// seq of collectives goes on counting across sessions.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +27,7 @@ namespace gshmem {
 namespace tcp {
 
 constexpr uint32_t kMagic = 0x42485347;  // "GSHB"
-constexpr uint16_t kVersion = 2;
+constexpr uint16_t kVersion = 3;
 // Largest payload after authentication (bootstrap exchanges are small; alltoall of a large job is
 // the biggest), and before it: only an Auth message, whose size is fixed.
 constexpr uint64_t kMaxPayload = 256ull << 20;
@@ -45,6 +50,8 @@ enum class MsgType : uint16_t {
   kGone = 11,       // hub -> PE: arg = the rank that is gone, op = exit code for the receiver; payload = why
   kQueryLeft = 12,  // PE -> hub: seq; which PEs have finalized and left
   kLeftList = 13,   // hub -> PE: seq; payload = int32 ranks that have finalized
+  kPark = 14,       // PE -> hub: finalized this session, stays in the job (may Rejoin)
+  kRejoin = 15,     // PE -> hub: initialises again after Park
 };
 
 enum class CollOp : uint32_t { kAllgather = 1, kAlltoall = 2, kBarrier = 3, kBroadcast = 4 };

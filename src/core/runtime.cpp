@@ -94,11 +94,14 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     GSHMEM_INFO(kInit, "%s: already initialised", api);
     return GSHMEM_SUCCESS;
   }
-  if (finalized_) {
-    GSHMEM_ERROR("%s: gshmem cannot be initialised again after nvshmem_finalize in the same process", api);
-    return GSHMEM_ERROR_STATE;
-  }
   options_ = options;
+  const BootstrapRequest& request = options.bootstrap;
+  if (request.kind == BootstrapRequest::Kind::kUniqueId && request.uid) {
+    const auto* id = static_cast<const uint8_t*>(request.uid);
+    uid_.assign(id, id + request.uid_len);
+  } else {
+    uid_.clear();
+  }
   GSHMEM_CHECK(load_settings(&config_, api));
   for (const auto& u : unknown_gshmem_variables()) {
     GSHMEM_WARN(kInit, "%s is not a gshmem setting%s%s%s (gshmem-info lists them all)", u.first.c_str(),
@@ -113,7 +116,7 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     sleep(static_cast<unsigned>(config_.debug_attach_delay));
   }
   activity::Scope doing(api);
-  GSHMEM_CHECK(create_bootstrap(config_, options_.bootstrap, &boot_, &started_by_));
+  GSHMEM_CHECK(start_bootstrap(api));
   log::set_pe(boot_->rank());
   // From here on a PE that ends before nvshmem_finalize ends this one too, and this one's end is
   // told to the others.
@@ -152,6 +155,38 @@ Status Runtime::init(const InitOptions& options, const char* api) {
     return s;
   }
   return GSHMEM_SUCCESS;
+}
+
+bool Runtime::can_rejoin(const BootstrapRequest& request) const {
+  if (request.kind != parked_request_.kind) return false;
+  switch (request.kind) {
+    case BootstrapRequest::Kind::kAuto:
+      return true;  // the same launcher's job
+    case BootstrapRequest::Kind::kUniqueId:
+      return uid_ == parked_uid_ && request.uid_rank == parked_request_.uid_rank &&
+             request.uid_size == parked_request_.uid_size;
+    case BootstrapRequest::Kind::kMpiComm:
+      return false;  // perhaps another communicator: the application's MPI starts a new bootstrap
+  }
+  return false;
+}
+
+Status Runtime::start_bootstrap(const char* api) {
+  if (parked_ && !can_rejoin(options_.bootstrap)) {
+    // Another job than the last session's (a new unique ID, an MPI communicator): the old one is left.
+    GSHMEM_INFO(kInit, "%s: leaving the last session's job to start another", api);
+    parked_->finalize();
+    parked_.reset();
+  }
+  if (!parked_) return create_bootstrap(config_, options_.bootstrap, &boot_, &started_by_);
+  GSHMEM_INFO(kInit, "%s: a new session of the last session's job (%s)", api, started_by_.c_str());
+  boot_ = std::move(parked_);
+  const Status s = boot_->rejoin();
+  if (!ok(s)) {
+    boot_->finalize();
+    boot_.reset();
+  }
+  return s;
 }
 
 Status Runtime::make_unique_id(void* internal, size_t len, const char* api) {
@@ -509,7 +544,13 @@ void Runtime::barrier_all_on_stream(void* stream, const char* api) {
 
 void Runtime::announce_exit(int status) {
   // A child of fork() that exits inherited the handler, not the PE: it must not speak for it.
-  if (boot_ && !ending_job_ && getpid() == init_pid_) boot_->announce_exit(status);
+  if (getpid() != init_pid_ || ending_job_) return;
+  if (boot_) {
+    boot_->announce_exit(status);
+  } else if (parked_) {
+    parked_->finalize();  // finalized: the process leaves the job cleanly
+    parked_.reset();
+  }
 }
 
 void Runtime::global_exit(int code) {
@@ -552,8 +593,12 @@ Status Runtime::finalize(const char* api) {
     if (gpu_) gpu_->destroy();
     gpu_.reset();
   }
-  Status b = boot_->finalize();
-  boot_.reset();
+  // The bootstrap stays in the job, parked, so that this process may initialise again; it leaves the job
+  // when the process exits (or at an init that starts another job).
+  Status b = boot_->park();
+  parked_ = std::move(boot_);
+  parked_request_ = options_.bootstrap;
+  parked_uid_ = uid_;
   regions_.clear();
   local_buffers_.clear();
   state_ = kNotInitialized;

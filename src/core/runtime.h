@@ -4,7 +4,9 @@
 // up its heap at once. The GPU backend binds a GPU at once if the caller already selected one (a
 // CUDA context is current, or the init attributes name a device); otherwise it stops at
 // "bootstrapped" and binds at the first collective call that needs the GPU (nvshmem_malloc,
-// nvshmem_barrier_all, ...), which is NVSHMEM's "init, then cudaSetDevice" idiom.
+// nvshmem_barrier_all, ...), which is NVSHMEM's "init, then cudaSetDevice" idiom. finalize() releases
+// everything but the bootstrap, which it parks: init() again starts a new session of the same job
+// (Bootstrap::park), so that a process may initialise as often as it finalizes.
 //
 // Set-up order: bootstrap, backend, predefined teams' members; then (on binding) the heap, the transport
 // manager (transport/manager.h: how each PE is reached), the teams' sync areas and the collective
@@ -115,6 +117,10 @@ class Runtime {
 
  private:
   Runtime() = default;
+  // The job's bootstrap: the last session's, parked at finalize, where the request is for the same job;
+  // otherwise a new one (create_bootstrap).
+  Status start_bootstrap(const char* api);
+  bool can_rejoin(const BootstrapRequest& request) const;
   Status exchange_host_identity();
   Status choose_backend();
   // The heap on `provider`, then the transport manager over it, then the team region. Collective.
@@ -134,6 +140,11 @@ class Runtime {
   Config config_;
   InitOptions options_;
   std::unique_ptr<Bootstrap> boot_;
+  std::vector<uint8_t> uid_;  // the unique ID of this session's request (the request points to the caller's)
+  // Between finalize and the next init: the job's bootstrap, parked (Bootstrap::park), and what started it.
+  std::unique_ptr<Bootstrap> parked_;
+  BootstrapRequest parked_request_;
+  std::vector<uint8_t> parked_uid_;
   int state_ = kNotInitialized;
   bool finalized_ = false;
   bool ending_job_ = false;  // nvshmem_global_exit: the launcher ends every PE

@@ -2,6 +2,8 @@
 // joined through a unique ID passed in a file.
 //   launch_test [--expect-node-pes K] [--late-rank R --late-s S [--late-after-init | --late-before-barrier]]
 //               [--print-env NAME]                 print the variable NAME as the PE sees it, before init
+//               [--sessions N]                     init, the checks and finalize N times in the process
+//               [--leave-rank R]                   with --sessions: PE R ends after its first session
 //   launch_test --make-uid FILE                      write a unique ID to FILE and exit
 //   launch_test --uid-file FILE --rank R --size N    PE R of N; rank 0 also writes the ID
 #include <unistd.h>
@@ -37,7 +39,7 @@ bool read_uid(const std::string& path, nvshmemx_uniqueid_t* id, double wait_s) {
 
 int main(int argc, char** argv) {
   const double started = now_ms();
-  int expect_node = -1, rank = -1, size = -1, late_rank = -1;
+  int expect_node = -1, rank = -1, size = -1, late_rank = -1, sessions = 1, leave_rank = -1;
   double late_s = 0;
   bool late_after_init = false, late_before_barrier = false;
   std::string uid_file, make_uid;
@@ -54,6 +56,10 @@ int main(int argc, char** argv) {
       rank = std::atoi(v), ++i;
     else if (a == "--size")
       size = std::atoi(v), ++i;
+    else if (a == "--sessions")
+      sessions = std::atoi(v), ++i;
+    else if (a == "--leave-rank")
+      leave_rank = std::atoi(v), ++i;
     else if (a == "--late-rank")
       late_rank = std::atoi(v), ++i;
     else if (a == "--late-s")
@@ -86,10 +92,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "launch_test: no unique ID in %s\n", uid_file.c_str());
       return 1;
     }
-    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
-    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) return 1;
-    return launch_checks(expect_node, started, "unique ID from a file");
+    // Every session joins the same ID: the same job again.
+    for (int s = 0; s < sessions; ++s) {
+      nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+      nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
+      if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) return 1;
+      launch_checks(expect_node, started, sessions > 1 ? "unique ID from a file, a session" : "unique ID from a file");
+    }
+    return 0;
   }
   if (late_rank >= 0 && !late_after_init && !late_before_barrier) {
     // Find our rank before init the way each launcher tells it, to be the late one.
@@ -110,5 +120,14 @@ int main(int argc, char** argv) {
   if (late_rank >= 0 && late_before_barrier && nvshmem_my_pe() == late_rank) {
     usleep(static_cast<useconds_t>(late_s * 1e6));  // the others wait in launch_checks' first barrier
   }
-  return launch_checks(expect_node, started, "nvshmem_init");
+  const int me = nvshmem_my_pe();
+  launch_checks(expect_node, started, "nvshmem_init");
+  if (me == leave_rank) return 0;
+  // Init again after finalize: a new session of the same job.
+  for (int s = 1; s < sessions; ++s) {
+    const double again = now_ms();
+    nvshmem_init();
+    launch_checks(expect_node, again, "nvshmem_init again");
+  }
+  return 0;
 }

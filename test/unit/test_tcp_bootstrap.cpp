@@ -376,6 +376,107 @@ TEST(TcpBootstrap, AFinalizedPeIsNotReportedAsCrashed) {
   EXPECT_NE(err.find("PEs 1 already called nvshmem_finalize"), std::string::npos) << err;
 }
 
+// Sessions: a PE that finalized (park) stays in the job and initialises again (rejoin).
+TEST(TcpBootstrapSessions, ParkedPesRejoinAndTheCollectivesGoOn) {
+  clear_gone();
+  const int n = 3;
+  Job job(n, /*timeout=*/30);
+  std::vector<std::unique_ptr<Bootstrap>> b(n);
+  for (int r = 0; r < n; ++r) ASSERT_EQ(job.join(r, &b[r]), GSHMEM_SUCCESS);
+  for (auto& x : b) x->set_peer_gone_handler(&record_gone);
+  for (int session = 0; session < 3; ++session) {
+    std::vector<std::thread> pes;
+    for (int r = 0; r < n; ++r) {
+      pes.emplace_back([&, r] {
+        if (session > 0) ASSERT_EQ(b[r]->rejoin(), GSHMEM_SUCCESS);
+        std::vector<int> all(n, -1);
+        int mine = session * 10 + r;
+        ASSERT_EQ(b[r]->allgather(&mine, all.data(), sizeof mine), GSHMEM_SUCCESS);
+        for (int i = 0; i < n; ++i) EXPECT_EQ(all[i], session * 10 + i);
+        ASSERT_EQ(b[r]->barrier(), GSHMEM_SUCCESS);
+        ASSERT_EQ(b[r]->park(), GSHMEM_SUCCESS);
+      });
+    }
+    for (auto& t : pes) t.join();
+    // Parked PEs count as finalized for a PE that asks (a wait for one of them cannot end)...
+    std::vector<int> left;
+    for (int i = 0; i < 200 && left.size() < static_cast<size_t>(n); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ASSERT_EQ(b[0]->finished_pes(&left), GSHMEM_SUCCESS);
+    }
+    EXPECT_EQ(left, (std::vector<int>{0, 1, 2}));
+  }
+  // ...but not for the root, which still waits for them to leave.
+  EXPECT_FALSE(job.hub->all_left());
+  b[2].reset();  // a parked PE's process ends without a goodbye: it had finalized, so that is no loss
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(gone_heard(), 0u) << "a PE that finalized is not gone";
+  for (int r = 0; r < 2; ++r) ASSERT_EQ(b[r]->finalize(), GSHMEM_SUCCESS);
+  for (int i = 0; i < 200 && !job.hub->all_left(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(job.hub->all_left());
+}
+
+TEST(TcpBootstrapSessions, AStepWaitsForAParkedPeAndFailsWhenItsProcessEnds) {
+  clear_gone();
+  Job job(2, /*timeout=*/30);
+  std::unique_ptr<Bootstrap> a, b;
+  ASSERT_EQ(job.join(0, &a), GSHMEM_SUCCESS);
+  ASSERT_EQ(job.join(1, &b), GSHMEM_SUCCESS);
+  a->set_peer_gone_handler(&record_gone);
+  ASSERT_EQ(b->park(), GSHMEM_SUCCESS);
+  // PE 0 is in its next session first: its barrier waits for PE 1, which may come back.
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_EQ(b->rejoin(), GSHMEM_SUCCESS);
+    EXPECT_EQ(b->barrier(), GSHMEM_SUCCESS);
+    ASSERT_EQ(b->park(), GSHMEM_SUCCESS);
+  });
+  EXPECT_EQ(a->barrier(), GSHMEM_SUCCESS);
+  late.join();
+  // Now PE 1 stays parked and its process ends: the step can never complete, and says why at once.
+  testing::internal::CaptureStderr();
+  std::thread ender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    b.reset();
+  });
+  const auto start = Clock::now();
+  EXPECT_EQ(a->barrier(), GSHMEM_ERROR_PEER_GONE);
+  ender.join();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 10.0) << "did not wait for the timeout";
+  EXPECT_NE(err.find("PEs 1 already called nvshmem_finalize"), std::string::npos) << err;
+  EXPECT_EQ(gone_heard(), 0u);
+}
+
+TEST(TcpBootstrapSessions, AStepTimingOutNamesParkedPes) {
+  Job job(2, /*timeout=*/0.5);
+  std::unique_ptr<Bootstrap> a, b;
+  ASSERT_EQ(job.join(0, &a), GSHMEM_SUCCESS);
+  ASSERT_EQ(job.join(1, &b), GSHMEM_SUCCESS);
+  ASSERT_EQ(b->park(), GSHMEM_SUCCESS);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(a->barrier(), GSHMEM_ERROR_TIMEOUT);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("PEs 1 called nvshmem_finalize and have not initialised again"), std::string::npos) << err;
+}
+
+TEST(TcpBootstrapSessions, AParkedPeOutlivesTheRootAndCannotRejoin) {
+  clear_gone();
+  auto job = std::make_unique<Job>(2, 60);
+  std::unique_ptr<Bootstrap> a;
+  ASSERT_EQ(job->join(0, &a), GSHMEM_SUCCESS);
+  a->set_peer_gone_handler(&record_gone);
+  ASSERT_EQ(a->park(), GSHMEM_SUCCESS);
+  job.reset();  // the root's process ends after this PE finalized
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(gone_heard(), 0u) << "the loss of the root does not end a PE that finalized";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(a->rejoin(), GSHMEM_ERROR_PEER_GONE);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cannot initialise again: the job's bootstrap root (the test's hub) ended"), std::string::npos)
+      << err;
+}
+
 TEST(SipHash, ReferenceVector) {
   // SipHash-2-4 test vector: key 00..0f, message 00..0e (15 bytes) -> a129ca6149be45e5.
   uint8_t key[16], msg[15];
