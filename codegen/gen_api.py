@@ -977,7 +977,74 @@ def gen_type_lists(types):
     return "\n".join(out)
 
 
+# ctypes codes of the C types of host parameters and results, for the Python binding's table.
+PY_CODES = {
+    "void": "v", "int": "i", "int32_t": "i", "nvshmem_team_t": "i", "nvshmemx_smem_amount_t": "i",
+    "unsigned int": "I", "uint32_t": "I", "long": "l", "ptrdiff_t": "l", "unsigned long": "L",
+    "long long": "q", "int64_t": "q", "unsigned long long": "Q", "uint64_t": "Q", "nvshmemx_region_handle_t": "Q",
+    "size_t": "z", "short": "h", "int16_t": "h", "unsigned short": "H", "uint16_t": "H", "char": "b",
+    "signed char": "b", "int8_t": "b", "unsigned char": "B", "uint8_t": "B", "float": "f", "double": "d",
+    "__half": "e", "__nv_bfloat16": "E", "cudaStream_t": "p", "CUmodule": "p", "CUlibrary": "p",
+}
+# Host functions returning int whose result is a value (a PE, a fetched element, a test); every other one
+# returns a status, which the binding turns into an exception.
+PY_INT_VALUES = re.compile(r"(_my_pe|_n_pes|_translate_pe|init_status|_g|_g_on_stream|_test\w*|_atomic_\w+|"
+                           r"region_is_active|ask_smem)$")
+
+
+def py_code(ctype):
+    t = ctype.strip()
+    if t.endswith("*"):
+        return "p"
+    t = t[len("const "):] if t.startswith("const ") else t
+    if t not in PY_CODES:
+        sys.exit(f"gen_api.py: no Python code for the C type '{ctype}': add it to PY_CODES")
+    return PY_CODES[t]
+
+
+# The C++ type of each code in the binding's calls (half and bfloat16 travel as their 16 bits, which the
+# ABI passes as it passes a 16-bit integer).
+PY_CXX = {"v": "void", "p": "void *", "i": "int32_t", "I": "uint32_t", "l": "long", "L": "unsigned long",
+          "q": "int64_t", "Q": "uint64_t", "z": "size_t", "h": "int16_t", "H": "uint16_t", "b": "int8_t",
+          "B": "uint8_t", "f": "float", "d": "double", "e": "uint16_t", "E": "uint16_t", "S": "int"}
+
+
+def gen_py_bindings(types):
+    """The host names for gshmem.nvshmem4py.bindings: each with its result and parameter codes and its address,
+    called through one function per distinct signature (python/native/bindings.h)."""
+    rows, sigs = [], {}
+    for e in all_entries(types):
+        if e.where == "device":
+            continue
+        ret = py_code(e.ret)
+        if ret == "i" and not PY_INT_VALUES.search(e.name):
+            ret = "S"
+        params = "" if e.params.strip() == "void" else "".join(
+            py_code(re.sub(r"\w+$", "", p.strip())) for p in e.params.split(","))
+        key = (ret, params)
+        sigs.setdefault(key, len(sigs))
+        rows.append((e.guard, f'    {{"{e.name}", "{ret}", "{params}", {sigs[key]}, fn(&{e.name})}},'))
+    out = [f"// {HEADER_NOTE}",
+           "// The host names of the NVSHMEM API for gshmem.nvshmem4py.bindings (nvshmem4py's nvshmem.bindings): each",
+           "// name's result and parameter codes (codegen/gen_api.py, PY_CODES), the number of its signature and its",
+           "// address; call_binding calls one through the function of its signature.",
+           "#include <nvshmem.h>", "#include <nvshmemx.h>", "", '#include "bindings.h"', "",
+           "namespace gshmem {", "namespace py {", "namespace {", "",
+           "template <class F>", "BindingFn fn(F f) {", "  return reinterpret_cast<BindingFn>(f);", "}", "",
+           "}  // namespace", "", "const BindingEntry kBindings[] = {"]
+    out += guarded(rows)
+    out += ["};", "const size_t kBindingCount = sizeof kBindings / sizeof kBindings[0];", "",
+            "nb::object call_binding(const BindingEntry& e, const nb::args& a) {", "  switch (e.signature) {"]
+    for (ret, params), k in sigs.items():
+        types_ = ", ".join([PY_CXX[ret]] + [PY_CXX[c] for c in params])
+        out.append(f"    case {k}:")
+        out.append(f"      return invoke<{types_}>(e, a);")
+    out += ["  }", "  return nb::none();", "}", "", "}  // namespace py", "}  // namespace gshmem", ""]
+    return "\n".join(out)
+
+
 OUTPUTS = {
+    "python/native/gen/bindings_table.cpp": gen_py_bindings,
     "include/gshmem/compat/gen/nvshmem_host.h": gen_host_header,
     "include/gshmem/compat/gen/nvshmem_device.cuh": gen_device_header,
     "src/compat/gen/nvshmem_host.cpp": gen_host_source,

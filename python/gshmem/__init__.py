@@ -52,6 +52,7 @@ from ._native import (  # noqa: F401  (the API)
     atomic_swap,
     atomic_xor,
     barrier_all,
+    cuda_device,
     fence,
     flush,
     g,

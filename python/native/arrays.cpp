@@ -5,6 +5,25 @@
 namespace gshmem {
 namespace py {
 
+namespace {
+
+// Whether u lies in one of `ranges` (base -> bytes; an empty allocation covers its base).
+bool in_ranges(const std::map<uintptr_t, size_t>& ranges, uintptr_t u) {
+  auto it = ranges.upper_bound(u);
+  if (it == ranges.begin()) return false;
+  --it;
+  return u < it->first + (it->second ? it->second : 1);
+}
+
+// Forgets the ranges that start inside [base, base + bytes).
+void erase_from(std::map<uintptr_t, size_t>* ranges, uintptr_t base, size_t bytes) {
+  for (auto it = ranges->lower_bound(base); it != ranges->end() && it->first < base + (bytes ? bytes : 1);) {
+    it = ranges->erase(it);
+  }
+}
+
+}  // namespace
+
 Registry& Registry::instance() {
   static Registry* r = new Registry();  // never destroyed: arrays may outlive the module's teardown
   return *r;
@@ -14,10 +33,10 @@ std::shared_ptr<Allocation> Registry::add(void* base, size_t bytes) {
   auto a = std::make_shared<Allocation>();
   a->base = reinterpret_cast<uintptr_t>(base);
   a->bytes = bytes;
-  // A new allocation over freed memory: the old arrays there are no longer told apart from this one's.
-  for (auto it = freed_.lower_bound(a->base); it != freed_.end() && it->first < a->base + (bytes ? bytes : 1);) {
-    it = freed_.erase(it);
-  }
+  // A new allocation over freed memory (or an earlier session's): the old arrays there are no longer told
+  // apart from this one's.
+  erase_from(&freed_, a->base, bytes);
+  erase_from(&ended_, a->base, bytes);
   live_[a->base] = a;
   return a;
 }
@@ -33,13 +52,9 @@ Allocation* Registry::find(const void* p, size_t bytes) const {
   return a;
 }
 
-bool Registry::was_freed(const void* p) const {
-  const uintptr_t u = reinterpret_cast<uintptr_t>(p);
-  auto it = freed_.upper_bound(u);
-  if (it == freed_.begin()) return false;
-  --it;
-  return u < it->first + (it->second ? it->second : 1);
-}
+bool Registry::was_freed(const void* p) const { return in_ranges(freed_, reinterpret_cast<uintptr_t>(p)); }
+
+bool Registry::of_ended_session(const void* p) const { return in_ranges(ended_, reinterpret_cast<uintptr_t>(p)); }
 
 bool Registry::release(void* base) {
   auto it = live_.find(reinterpret_cast<uintptr_t>(base));
@@ -50,8 +65,12 @@ bool Registry::release(void* base) {
   return true;
 }
 
-void Registry::clear() {
-  for (auto& kv : live_) kv.second->live = false;
+void Registry::end_session() {
+  for (auto& kv : live_) {
+    kv.second->live = false;
+    ended_[kv.first] = kv.second->bytes;
+  }
+  for (auto& kv : freed_) ended_[kv.first] = kv.second;
   live_.clear();
   freed_.clear();
 }
@@ -82,6 +101,11 @@ void* require_symmetric(const ConstArray& a, const char* what, const char* api) 
   if (Registry::instance().find(p, bytes)) return p;
   if (Registry::instance().was_freed(p)) {
     fail(api, std::string("the ") + what + " array was freed by gshmem.free and can no longer be used");
+  }
+  if (Registry::instance().of_ended_session(p)) {
+    fail(api, std::string("the ") + what +
+                  " array belongs to an earlier session (before gshmem.finalize), whose heap is gone: make a new "
+                  "one in this session");
   }
   fail(api, std::string("the ") + what +
                 " array is not a symmetric array: make it with gshmem.empty, zeros or full (on every PE alike)");

@@ -39,15 +39,19 @@ class Registry {
   Allocation* find(const void* p, size_t bytes) const;
   // Whether p lies in an allocation freed since (and not allocated again).
   bool was_freed(const void* p) const;
+  // Whether p lies in an allocation of a session that finalize ended (and not allocated again since: a new
+  // session's heap may lie at the same addresses, and then its arrays are told apart only by address).
+  bool of_ended_session(const void* p) const;
   // Marks the allocation at `base` freed; false if there is no live one there.
   bool release(void* base);
   size_t live_count() const { return live_.size(); }
-  // Forgets everything (the heap is gone at finalize).
-  void clear();
+  // At finalize (the heap is gone): every allocation becomes one of an ended session.
+  void end_session();
 
  private:
   std::map<uintptr_t, std::shared_ptr<Allocation>> live_;
-  std::map<uintptr_t, size_t> freed_;
+  std::map<uintptr_t, size_t> freed_;  // base -> bytes
+  std::map<uintptr_t, size_t> ended_;
 };
 
 // Raises gshmem.Error: `api`: message.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "arrays.h"
+#include "bindings.h"
 #include "gshmem/error.hpp"
 #include "gshmem/host.hpp"
 #include "gshmem/version.h"
@@ -515,9 +516,29 @@ NB_MODULE(_native, m) {
       []() {
         nb::gil_scoped_release unlocked;
         check(host::finalize("gshmem.finalize"), "gshmem.finalize");
-        Registry::instance().clear();
+        Registry::instance().end_session();
       },
       "Ends this PE's part of the job (collective). The symmetric arrays become invalid.");
+  // ---- NVSHMEM's C host functions by name (gshmem.nvshmem4py.bindings) ----
+  m.def(
+      "bindings",
+      []() {
+        nb::list out;
+        for (size_t i = 0; i < kBindingCount; ++i) {
+          out.append(nb::make_tuple(kBindings[i].name, kBindings[i].result, kBindings[i].params));
+        }
+        return out;
+      },
+      "(C name, result code, parameter codes) of every host function that call_binding calls, by index.");
+  m.def(
+      "call_binding",
+      [](size_t index, nb::args args) {
+        if (index >= kBindingCount) throw nb::index_error("no such binding");
+        return call_binding(kBindings[index], args);
+      },
+      "index"_a, "args"_a, "Calls the host function `index` of bindings() with `args`.");
+  m.def("binding_constants", &binding_constants, "NVSHMEM's enum values by name, and its structures' sizes.");
+  m.def("last_error", &host::last_error, "The last error message of this thread's calls, or ''.");
   m.def("init_state", &host::init_state, "0: not initialised; 1: initialised, no GPU bound yet; 2: ready.");
   m.def("my_pe", &host::my_pe, "This PE's number (0 to n_pes() - 1).");
   m.def("n_pes", &host::n_pes, "The number of PEs of the job.");

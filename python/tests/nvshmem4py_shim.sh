@@ -6,7 +6,7 @@ py=$1 work=$2
 rm -rf "$work"
 mkdir -p "$work/shim" "$work/real/nvshmem/core"
 "$py" -m gshmem.nvshmem4py install --target "$work/shim"
-PYTHONPATH="$work/shim:$PYTHONPATH" "$py" -c 'import nvshmem.core, nvshmem.core.interop.torch as t; import gshmem.nvshmem4py.core as c; assert nvshmem.core is c; print("shim: nvshmem.core is gshmem.nvshmem4py.core")'
+PYTHONPATH="$work/shim:$PYTHONPATH" "$py" -c 'import nvshmem.core, nvshmem.core.interop.torch as t; import gshmem.nvshmem4py.core as c; assert nvshmem.core is c; import nvshmem.bindings as b, gshmem.nvshmem4py.bindings as gb; assert b is gb and callable(b.int_put); print("shim: nvshmem.core is gshmem.nvshmem4py.core")'
 "$py" -m gshmem.nvshmem4py install --target "$work/shim"   # again: replaces its own shim
 echo '"""not gshmem"""' > "$work/real/nvshmem/__init__.py"
 if "$py" -m gshmem.nvshmem4py install --target "$work/real"; then echo "shim: installed over a real nvshmem4py"; exit 1; fi

@@ -1,6 +1,7 @@
 """python -m gshmem.nvshmem4py install|uninstall [--target DIR]
 
-install: makes nvshmem4py's module names (nvshmem.core, nvshmem.core.interop.torch / .cupy) import this package's
+install: makes nvshmem4py's module names (nvshmem.core, nvshmem.core.interop.torch / .cupy, nvshmem.bindings) import
+this package's
 implementation, by writing a small `nvshmem` package into DIR (default: the site-packages that holds gshmem).
 It refuses where a real nvshmem4py is installed (an `nvshmem` package that is not this shim), rather than shadow
 it. uninstall removes the shim (only the shim)."""
@@ -17,10 +18,13 @@ MARK = "gshmem's nvshmem4py shim"
 SHIM = f'''"""{MARK}: nvshmem.core is gshmem.nvshmem4py.core. Remove with: python -m gshmem.nvshmem4py uninstall"""
 import sys as _sys
 
+from gshmem.nvshmem4py import bindings as _bindings
 from gshmem.nvshmem4py import core as _core
 from gshmem.nvshmem4py.core import interop as _interop
 
 core = _core
+bindings = _bindings
+_sys.modules[__name__ + ".bindings"] = _bindings
 _sys.modules[__name__ + ".core"] = _core
 _sys.modules[__name__ + ".core.interop"] = _interop
 _sys.modules[__name__ + ".core.interop.torch"] = _interop.torch
