@@ -77,7 +77,7 @@ from ._native import (  # noqa: F401  (the API)
     wait_until_some,
 )
 from ._dtypes import dlpack_dtype
-from ._launch import unique_id_from_environment
+from ._launch import unique_id_from_environment, unique_id_through_store
 from ._team import TEAM_NODE, TEAM_SAME_MYPE_NODE, TEAM_SHARED, TEAM_WORLD, Team
 
 __version__ = _native.__version__
@@ -105,6 +105,7 @@ def init(
     device: Optional[int] = None,
     mpi_comm: Any = None,
     process_group: Any = None,
+    store: Any = None,
 ) -> _Session:
     """Starts this PE (collective over the job). Returns an object that finalizes at the end of a ``with``.
 
@@ -113,6 +114,8 @@ def init(
     - ``unique_id``, ``rank``, ``nranks``: the ID from :func:`get_unique_id` on rank 0, handed out by the program;
     - ``mpi_comm``: an ``mpi4py`` communicator (its rank 0 makes the ID and broadcasts it);
     - ``process_group``: ``True`` or a ``torch.distributed`` group that is initialised (likewise);
+    - ``store``, ``rank``, ``nranks``: a ``torch.distributed`` store (``TCPStore``, ``FileStore``, ...) that every
+      rank reaches: rank 0 sets the ID in it, the others read it (a new key each session);
     - otherwise the launcher's environment: ``gshmrun``, ``mpirun``, ``srun`` (as the C++ library reads it), or
       ``torchrun``'s ``RANK``/``WORLD_SIZE``/``MASTER_ADDR``/``MASTER_PORT`` through its store.
 
@@ -124,6 +127,10 @@ def init(
         unique_id, rank, nranks = _from_mpi4py(mpi_comm)
     elif unique_id is None and process_group is not None:
         unique_id, rank, nranks = _from_torch_group(None if process_group is True else process_group)
+    elif unique_id is None and store is not None:
+        if rank is None or nranks is None:
+            raise UsageError("gshmem.init: store needs rank and nranks")
+        unique_id = unique_id_through_store(store, int(rank), "gshmem/unique_id/store")
     elif unique_id is None:
         found = unique_id_from_environment()
         if found is not None:

@@ -38,18 +38,20 @@ def unique_id_from_environment() -> Optional[Tuple[bytes, int, int]]:
     store = TCPStore(
         env["MASTER_ADDR"], int(env["MASTER_PORT"]), size, False, timeout=timedelta(seconds=120)
     )
-    # One key per session of this job, so that init after finalize does not read the last one's ID.
-    generation = _next_generation()
-    key = f"gshmem/unique_id/{env.get('TORCHELASTIC_RUN_ID', '')}/{env.get('TORCHELASTIC_RESTART_COUNT', '0')}/{generation}"
-    if rank == 0:
-        store.set(key, _native.get_unique_id())
-    return bytes(store.get(key)), rank, size
+    prefix = f"gshmem/unique_id/{env.get('TORCHELASTIC_RUN_ID', '')}/{env.get('TORCHELASTIC_RESTART_COUNT', '0')}"
+    return unique_id_through_store(store, rank, prefix), rank, size
 
 
 _generation = 0
 
 
-def _next_generation() -> int:
+def unique_id_through_store(store: object, rank: int, prefix: str) -> bytes:
+    """The session's unique ID through a torch.distributed store: rank 0 makes it and sets it, the others wait for it.
+    One key per session of this process (every rank counts its sessions alike), so that init after finalize does not
+    read the last session's ID."""
     global _generation
     _generation += 1
-    return _generation
+    key = f"{prefix}/{_generation}"
+    if rank == 0:
+        store.set(key, _native.get_unique_id())
+    return bytes(store.get(key))
