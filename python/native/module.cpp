@@ -82,11 +82,15 @@ ReduceOp reduce_operation(nb::handle op, const char* api) {
   int v = -1;
   if (nb::try_cast(op, v, false)) {
     if (v >= 0 && v < 7) return static_cast<ReduceOp>(v);
-  } else if (nb::isinstance<nb::str>(op)) {
-    const std::string s = nb::cast<std::string>(op);
-    for (int i = 0; i < 7; ++i) {
-      if (s == names[i]) return static_cast<ReduceOp>(i);
+  } else if (PyUnicode_Check(op.ptr())) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_AsUTF8AndSize(op.ptr(), &n);  // the str's own UTF-8, no copy
+    for (int i = 0; s && i < 7; ++i) {
+      if (std::strlen(names[i]) == static_cast<size_t>(n) && std::memcmp(s, names[i], n) == 0) {
+        return static_cast<ReduceOp>(i);
+      }
     }
+    if (!s) PyErr_Clear();
   }
   fail(api, "the reduction " + nb::cast<std::string>(nb::repr(op)) +
                 " is none of 'sum', 'prod', 'min', 'max', 'and', 'or', 'xor'");
@@ -398,6 +402,22 @@ ReduceType reduce_type_of(nb::dlpack::dtype t, const char* api) {
   fail(api, "no reduction on " + dtype_name(t) +
                 " elements (integers of 8 to 64 bits, float16, bfloat16, "
                 "float32, float64)");
+}
+
+// A team argument: an int, or an object that converts like one (gshmem.Team). Checked without nanobind's second
+// overload pass, which a Team would otherwise take on every call.
+int team_arg(nb::handle h, const char* api) {
+  PyObject* o = h.ptr();
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long v = PyLong_AsLongAndOverflow(o, &overflow);
+    if (!overflow && v >= INT32_MIN && v <= INT32_MAX) return static_cast<int>(v);
+  } else if (PyIndex_Check(o)) {
+    nb::object i = nb::steal(PyNumber_Index(o));
+    if (i.is_valid()) return team_arg(i, api);
+    PyErr_Clear();
+  }
+  fail(api, "the team " + nb::cast<std::string>(nb::repr(h)) + " is neither a gshmem.Team nor a team number");
 }
 
 int team_size(int team, const char* api) {
@@ -931,30 +951,32 @@ NB_MODULE(_native, m) {
   // ---- Collectives ----
   m.def(
       "barrier",
-      [](int team, nb::handle stream) {
+      [](nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.barrier";
+        const int team = team_arg(team_object, api);
         team_size(team, api);
         const host::Mode mode = collective_mode(stream, api);
         nb::gil_scoped_release unlocked;
         check(host::barrier(team, mode, api), api);
       },
-      "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
+      "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
       "Completes this PE's operations, then waits for the team's members (collective).");
   m.def(
       "sync",
-      [](int team, nb::handle stream) {
+      [](nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.sync";
+        const int team = team_arg(team_object, api);
         team_size(team, api);
         const host::Mode mode = collective_mode(stream, api);
         nb::gil_scoped_release unlocked;
         check(host::team_sync(team, mode, api), api);
       },
-      "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
-      "Waits for the team's members.");
+      "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(), "Waits for the team's members.");
   m.def(
       "broadcast",
-      [](const ConstArray& dest, const ConstArray& src, int root, int team, nb::handle stream) {
+      [](const ConstArray& dest, const ConstArray& src, int root, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.broadcast";
+        const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
         collective_arrays(dest, src, api);
         require_count("dest", count(dest), count(src), "as many as src", api);
@@ -967,12 +989,13 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::broadcastmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), root, mode, api), api);
       },
-      "dest"_a, "src"_a, "root"_a = 0, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
-      "stream"_a = nb::none(), "The root's src into every member's dest (root: an index in the team).");
+      "dest"_a, "src"_a, "root"_a = 0, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
+      "The root's src into every member's dest (root: an index in the team).");
   m.def(
       "fcollect",
-      [](const ConstArray& dest, const ConstArray& src, int team, nb::handle stream) {
+      [](const ConstArray& dest, const ConstArray& src, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.fcollect";
+        const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
         collective_arrays(dest, src, api);
         require_count("dest", count(dest), count(src) * n, "src's elements times the team's size", api);
@@ -981,12 +1004,13 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::fcollectmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), mode, api), api);
       },
-      "dest"_a, "src"_a, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
+      "dest"_a, "src"_a, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
       "Every member's src, in team order, into every member's dest.");
   m.def(
       "alltoall",
-      [](const ConstArray& dest, const ConstArray& src, int team, nb::handle stream) {
+      [](const ConstArray& dest, const ConstArray& src, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.alltoall";
+        const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
         collective_arrays(dest, src, api);
         require_count("dest", count(dest), count(src), "as many as src", api);
@@ -999,12 +1023,13 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::alltoallmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes() / n, mode, api), api);
       },
-      "dest"_a, "src"_a, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
+      "dest"_a, "src"_a, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
       "Block j of member i's src into block i of member j's dest (src and dest hold a block per member).");
   m.def(
       "reduce",
-      [](const ConstArray& dest, const ConstArray& src, nb::handle op, int team, nb::handle stream) {
+      [](const ConstArray& dest, const ConstArray& src, nb::handle op, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.reduce";
+        const int team = team_arg(team_object, api);
         team_size(team, api);
         collective_arrays(dest, src, api);
         require_count("dest", count(dest), count(src), "as many as src", api);
@@ -1015,12 +1040,13 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::reduce(team, t, o, const_cast<void*>(dest.data()), src.data(), count(src), mode, api), api);
       },
-      "dest"_a, "src"_a, "op"_a = "sum", "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
-      "stream"_a = nb::none(), "src combined with op over the team's members into every member's dest.");
+      "dest"_a, "src"_a, "op"_a = "sum", "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
+      "src combined with op over the team's members into every member's dest.");
   m.def(
       "reducescatter",
-      [](const ConstArray& dest, const ConstArray& src, nb::handle op, int team, nb::handle stream) {
+      [](const ConstArray& dest, const ConstArray& src, nb::handle op, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.reducescatter";
+        const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
         collective_arrays(dest, src, api);
         require_count("src", count(src), count(dest) * n, "a block of dest's size for each member", api);
@@ -1031,6 +1057,6 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::reducescatter(team, t, o, const_cast<void*>(dest.data()), src.data(), count(dest), mode, api), api);
       },
-      "dest"_a, "src"_a, "op"_a = "sum", "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
-      "stream"_a = nb::none(), "Block i of the combination over the members into member i's dest.");
+      "dest"_a, "src"_a, "op"_a = "sum", "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
+      "Block i of the combination over the members into member i's dest.");
 }
