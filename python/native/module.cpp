@@ -98,6 +98,33 @@ ReduceOp reduce_operation(nb::handle op, const char* api) {
 
 // The stream of an on-stream call: None (not on a stream), a raw handle (int), or an object that carries one
 // (torch.cuda.Stream's cuda_stream, cupy's ptr, cuda.core's __cuda_stream__()).
+// The CUDA device of a stream object, where it says (torch's device_index, cupy's device_id, cuda.core's
+// device.device_id); -1 for a raw handle or an object that does not say.
+int stream_device(nb::handle s) {
+  int d = -1;
+  for (const char* attr : {"device_index", "device_id"}) {
+    if (nb::hasattr(s, attr) && nb::try_cast(s.attr(attr), d, false)) return d;
+  }
+  if (nb::hasattr(s, "device")) {
+    nb::object dev = s.attr("device");
+    if (nb::hasattr(dev, "device_id") && nb::try_cast(dev.attr("device_id"), d, false)) return d;
+  }
+  return -1;
+}
+
+// A stream object's handle, after checking that it belongs to this PE's GPU: work queued on another device's
+// stream would run in another context, where the heap's pointers are not this PE's.
+Stream checked_stream(nb::handle s, uintptr_t h, const char* api) {
+  const int mine = host::cuda_device();
+  const int its = mine >= 0 ? stream_device(s) : -1;
+  if (its >= 0 && its != mine) {
+    fail(api, "the stream " + nb::cast<std::string>(nb::repr(s)) + " is on CUDA device " + std::to_string(its) +
+                  ", but this PE's heap is on device " + std::to_string(mine) + ": pass a stream of device " +
+                  std::to_string(mine));
+  }
+  return reinterpret_cast<Stream>(h);
+}
+
 bool stream_of(nb::handle s, Stream* out, const char* api) {
   if (s.is_none()) return false;
   uintptr_t h = 0;
@@ -107,12 +134,12 @@ bool stream_of(nb::handle s, Stream* out, const char* api) {
   }
   if (nb::hasattr(s, "__cuda_stream__")) {
     nb::object t = s.attr("__cuda_stream__")();
-    *out = reinterpret_cast<Stream>(nb::cast<uintptr_t>(t[1]));
+    *out = checked_stream(s, nb::cast<uintptr_t>(t[1]), api);
     return true;
   }
   for (const char* attr : {"cuda_stream", "ptr", "handle"}) {
     if (nb::hasattr(s, attr) && nb::try_cast(s.attr(attr), h, true)) {
-      *out = reinterpret_cast<Stream>(h);
+      *out = checked_stream(s, h, api);
       return true;
     }
   }

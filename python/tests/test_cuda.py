@@ -187,6 +187,13 @@ def test_errors_on_gpu_arrays(me, npes):
         gshmem.put(box, torch.zeros(4, device="cuda"), 0, nbi=True, stream=torch.cuda.current_stream())
     with pytest.raises(gshmem.UsageError, match="not a CUDA stream"):
         gshmem.put(box, torch.zeros(4, device="cuda"), 0, stream="default")
+
+    class OtherDevicesStream:  # what torch.cuda.Stream says of a stream of another GPU
+        cuda_stream = 0
+        device_index = gshmem.cuda_device() + 1
+
+    with pytest.raises(gshmem.UsageError, match=f"is on CUDA device {gshmem.cuda_device() + 1}, but this PE's heap"):
+        gshmem.barrier_all(stream=OtherDevicesStream())
     with pytest.raises(gshmem.UsageError):
         gshmem.put(torch.zeros(4, device="cuda"), torch.zeros(4, device="cuda"), 0)  # dest not symmetric
     gshmem.barrier_all()
