@@ -989,7 +989,7 @@ PY_CODES = {
 # Host functions returning int whose result is a value (a PE, a fetched element, a test); every other one
 # returns a status, which the binding turns into an exception.
 PY_INT_VALUES = re.compile(r"(_my_pe|_n_pes|_translate_pe|init_status|_g|_g_on_stream|_test\w*|_atomic_\w+|"
-                           r"region_is_active|ask_smem)$")
+                           r"ask_smem)$")
 
 
 def py_code(ctype):

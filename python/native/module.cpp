@@ -435,14 +435,20 @@ ReduceType reduce_type_of(nb::dlpack::dtype t, const char* api) {
 // overload pass, which a Team would otherwise take on every call.
 int team_arg(nb::handle h, const char* api) {
   PyObject* o = h.ptr();
-  if (PyLong_CheckExact(o)) {
+  nb::object index;  // an object's own int (Team.__index__); int subclasses (IntEnum) are ints already
+  if (!PyLong_Check(o) && PyIndex_Check(o)) {
+    index = nb::steal(PyNumber_Index(o));
+    if (index.is_valid()) {
+      o = index.ptr();
+    } else {
+      PyErr_Clear();
+    }
+  }
+  if (PyLong_Check(o)) {
     int overflow = 0;
     const long v = PyLong_AsLongAndOverflow(o, &overflow);
     if (!overflow && v >= INT32_MIN && v <= INT32_MAX) return static_cast<int>(v);
-  } else if (PyIndex_Check(o)) {
-    nb::object i = nb::steal(PyNumber_Index(o));
-    if (i.is_valid()) return team_arg(i, api);
-    PyErr_Clear();
+    if (v == -1 && PyErr_Occurred()) PyErr_Clear();
   }
   fail(api, "the team " + nb::cast<std::string>(nb::repr(h)) + " is neither a gshmem.Team nor a team number");
 }
@@ -561,9 +567,14 @@ NB_MODULE(_native, m) {
   m.def(
       "finalize",
       []() {
-        nb::gil_scoped_release unlocked;
-        check(host::finalize("gshmem.finalize"), "gshmem.finalize");
+        // The heap goes whatever finalize reports: the arrays are of an ended session from here on.
         Registry::instance().end_session();
+        host::Status status;
+        {
+          nb::gil_scoped_release unlocked;
+          status = host::finalize("gshmem.finalize");
+        }
+        check(status, "gshmem.finalize");
       },
       "Ends this PE's part of the job (collective). The symmetric arrays become invalid.");
   // ---- NVSHMEM's C host functions by name (gshmem.nvshmem4py.bindings) ----

@@ -35,9 +35,15 @@ Status HubHost::start(const Config& config, int size) {
 void HubHost::finish(double timeout_s) {
   if (!hub_) return;
   Deadline d = deadline_after(timeout_s);
-  while (!hub_->all_left() && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  while (!hub_->none_active() && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   hub_->stop();
   if (thread_.joinable()) thread_.join();
+}
+
+void HubHost::wait_abort_told(double timeout_s) {
+  if (!hub_) return;
+  Deadline d = deadline_after(timeout_s);
+  while (!hub_->abort_told() && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void HubHost::wait_settled(int rank, double timeout_s) {

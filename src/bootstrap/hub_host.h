@@ -23,8 +23,11 @@ class HubHost {
   // "ip:port" to give to the PEs, and the job's secret.
   const std::string& address() const { return address_; }
   const uint8_t* secret() const { return options_.secret; }
-  // Waits until every PE has left (at most `timeout_s`), then stops the hub.
+  // Waits until no PE is in a session any more, every one finalized (left, or parked: a parked PE finds the
+  // root gone at its next init) or gone, at most `timeout_s`; then stops the hub.
   void finish(double timeout_s);
+  // Waits (at most `timeout_s`) until the hub has passed on a PE's end of the job to the others.
+  void wait_abort_told(double timeout_s);
   // This process's own PE, which the hub tells last that a PE is gone.
   void set_local_rank(int rank) {
     if (hub_) hub_->set_local_rank(rank);

@@ -48,6 +48,8 @@ class LauncherBootstrap final : public Bootstrap {
       launcher_->abort_job(code, why);
     } else {
       tcp_->abort_job(code, why);
+      // The root ends with this process: let it pass the code on first.
+      if (hub_) hub_->wait_abort_told(1);
     }
   }
   void set_peer_gone_handler(PeerGoneHandler handler) override { tcp_->set_peer_gone_handler(handler); }

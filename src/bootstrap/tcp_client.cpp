@@ -80,10 +80,15 @@ class TcpBootstrap final : public Bootstrap {
   }
 
   Status park() override {
-    if (!send(MsgType::kPark, 0, 0, 0, nullptr, 0, 5)) return GSHMEM_ERROR_PEER_GONE;
+    {
+      // Before the Park leaves: a Gone that the hub sends until it has read it must not end this PE.
+      std::lock_guard<std::mutex> lock(mu_);
+      parked_ = true;
+    }
+    if (send(MsgType::kPark, 0, 0, 0, nullptr, 0, 5)) return GSHMEM_SUCCESS;
     std::lock_guard<std::mutex> lock(mu_);
-    parked_ = true;
-    return GSHMEM_SUCCESS;
+    parked_ = false;
+    return GSHMEM_ERROR_PEER_GONE;
   }
 
   Status rejoin() override {

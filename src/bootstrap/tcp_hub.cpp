@@ -153,10 +153,25 @@ bool TcpHub::finished(int rank) const {
   return rank >= 0 && rank < static_cast<int>(state_.size()) && state_[rank] == PeState::kFinished;
 }
 
+bool TcpHub::finalized(int rank) const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return rank >= 0 && rank < static_cast<int>(state_.size()) &&
+         (state_[rank] == PeState::kFinished || state_[rank] == PeState::kParked);
+}
+
 bool TcpHub::settled(int rank) const {
   std::lock_guard<std::mutex> lock(state_mu_);
   return rank < 0 || rank >= static_cast<int>(state_.size()) ||
-         (state_[rank] != PeState::kActive && state_[rank] != PeState::kNotConnected);
+         (state_[rank] == PeState::kFinished || state_[rank] == PeState::kGone);
+}
+
+bool TcpHub::none_active() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (!size_known_) return false;
+  for (PeState st : state_) {
+    if (st == PeState::kActive || st == PeState::kNotConnected) return false;
+  }
+  return true;
 }
 
 void TcpHub::notify_ended(int rank, const std::string& how) {
@@ -289,6 +304,7 @@ void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
           }
         }
       }
+      abort_told_ = true;
       break;
     }
     case MsgType::kExiting:

@@ -50,10 +50,17 @@ class TcpHub {
   void stop();
   // Whether the job size is known and every PE has left (finalized or disconnected). Thread-safe.
   bool all_left() const { return size_known_ && left_ == size_known_; }
-  // Thread-safe questions about PE `rank`: whether it has joined the job (now or before), finalized,
-  // or is settled (finalized, gone or never to come: not connected now and not to be waited for).
+  // Whether the job size is known and no PE is in a session or still to join: every PE has finalized (parked
+  // or left) or is gone. Thread-safe.
+  bool none_active() const;
+  // Whether a PE's end of the job (kAbort) has been passed on to the others. Thread-safe.
+  bool abort_told() const { return abort_told_; }
+  // Thread-safe questions about PE `rank`: whether it has joined the job (now or before), finalized and left,
+  // finalized (left, or parked for a next session), or is settled (left, gone or never to come: not connected
+  // now and not to be waited for).
   bool joined(int rank) const;
   bool finished(int rank) const;
+  bool finalized(int rank) const;
   bool settled(int rank) const;
   // The first PE that went before nvshmem_finalize, or -1.
   int first_gone() const { return first_gone_; }
@@ -119,6 +126,7 @@ class TcpHub {
   std::atomic<int> left_{0};        // PEs finished or gone
   std::atomic<int> first_gone_{-1};
   std::atomic<int> local_rank_{-1};
+  std::atomic<bool> abort_told_{false};
   bool job_ending_ = false;      // a PE ended the job (kAbort); the listener stops the rest
   mutable std::mutex state_mu_;  // guards state_ for readers of other threads (the hub thread writes)
   std::vector<std::pair<int, std::string>> ended_;  // from notify_ended, under state_mu_

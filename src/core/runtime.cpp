@@ -172,6 +172,10 @@ bool Runtime::can_rejoin(const BootstrapRequest& request) const {
 }
 
 Status Runtime::start_bootstrap(const char* api) {
+  if (parked_ && getpid() != init_pid_) {
+    // A child of fork(): the parked connection is its parent's (closing it would close the parent's too).
+    (void)parked_.release();
+  }
   if (parked_ && !can_rejoin(options_.bootstrap)) {
     // Another job than the last session's (a new unique ID, an MPI communicator): the old one is left.
     GSHMEM_INFO(kInit, "%s: leaving the last session's job to start another", api);

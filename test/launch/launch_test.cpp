@@ -4,6 +4,7 @@
 //               [--print-env NAME]                 print the variable NAME as the PE sees it, before init
 //               [--sessions N]                     init, the checks and finalize N times in the process
 //               [--leave-rank R]                   with --sessions: PE R ends after its first session
+//               [--quick-exit]                     end with _exit(0) after the last finalize (no exit handlers)
 //   launch_test --make-uid FILE                      write a unique ID to FILE and exit
 //   launch_test --uid-file FILE --rank R --size N    PE R of N; rank 0 also writes the ID
 #include <unistd.h>
@@ -40,6 +41,7 @@ bool read_uid(const std::string& path, nvshmemx_uniqueid_t* id, double wait_s) {
 int main(int argc, char** argv) {
   const double started = now_ms();
   int expect_node = -1, rank = -1, size = -1, late_rank = -1, sessions = 1, leave_rank = -1;
+  bool quick_exit = false;
   double late_s = 0;
   bool late_after_init = false, late_before_barrier = false;
   std::string uid_file, make_uid;
@@ -60,6 +62,8 @@ int main(int argc, char** argv) {
       sessions = std::atoi(v), ++i;
     else if (a == "--leave-rank")
       leave_rank = std::atoi(v), ++i;
+    else if (a == "--quick-exit")
+      quick_exit = true;
     else if (a == "--late-rank")
       late_rank = std::atoi(v), ++i;
     else if (a == "--late-s")
@@ -128,6 +132,10 @@ int main(int argc, char** argv) {
     const double again = now_ms();
     nvshmem_init();
     launch_checks(expect_node, again, "nvshmem_init again");
+  }
+  if (quick_exit) {
+    std::fflush(nullptr);
+    _exit(0);  // after finalize: a clean end, though the process says nothing more to the root
   }
   return 0;
 }

@@ -587,7 +587,7 @@ int main(int argc, char** argv) {
         }
         if (!hub.settled(r)) hub.notify_ended(r, describe_status(status));
         const bool exited_0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        const bool unfinished = hub.joined(r) && !hub.finished(r);
+        const bool unfinished = hub.joined(r) && !hub.finalized(r);
         if (opt.verbose)
           std::fprintf(stderr, "gshmrun: PE %d %s%s\n", r, how.c_str(),
                        exited_0 && unfinished ? " before calling nvshmem_finalize" : "");

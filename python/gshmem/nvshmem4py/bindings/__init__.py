@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import enum as _enum
 import struct as _struct
+
+import numpy as _np
 from typing import Any, Callable, Dict, Tuple
 
 from ... import _native
@@ -58,7 +60,8 @@ Team_id = _enum.IntEnum("Team_id", {
 # ---- half and bfloat16 values travel as their 16 bits ----
 
 def _half_bits(x: float) -> int:
-    return _struct.unpack("<H", _struct.pack("<e", float(x)))[0]
+    with _np.errstate(over="ignore"):  # rounds as C does: inf past the range
+        return int(_np.array(float(x), _np.float16).view(_np.uint16))
 
 
 def _half_value(bits: int) -> float:
