@@ -2,7 +2,9 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 
 #include "util/config.h"
 #include "util/log.h"
@@ -35,7 +37,20 @@ Status HubHost::start(const Config& config, int size) {
 void HubHost::finish(double timeout_s) {
   if (!hub_) return;
   Deadline d = deadline_after(timeout_s);
-  while (!hub_->none_active() && ms_until(d) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  Deadline warn = deadline_after(std::min(5.0, timeout_s / 2));
+  bool warned = false;
+  while (!hub_->none_active() && ms_until(d) > 0) {
+    if (!warned && ms_until(warn) <= 0) {
+      warned = true;
+      std::string pes;
+      for (int r : hub_->active_pes()) pes += (pes.empty() ? "" : ", ") + std::to_string(r);
+      GSHMEM_WARN(kBootstrap,
+                  "this process serves the job's bootstrap root and waits for PEs %s, still in their session, to "
+                  "call nvshmem_finalize before it ends (at most %g s, GSHMEM_BOOTSTRAP_TIMEOUT)",
+                  pes.c_str(), timeout_s);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   hub_->stop();
   if (thread_.joinable()) thread_.join();
 }

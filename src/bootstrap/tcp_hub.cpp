@@ -165,13 +165,15 @@ bool TcpHub::settled(int rank) const {
          (state_[rank] == PeState::kFinished || state_[rank] == PeState::kGone);
 }
 
-bool TcpHub::none_active() const {
+bool TcpHub::none_active() const { return size_known_ && active_pes().empty(); }
+
+std::vector<int> TcpHub::active_pes() const {
   std::lock_guard<std::mutex> lock(state_mu_);
-  if (!size_known_) return false;
-  for (PeState st : state_) {
-    if (st == PeState::kActive || st == PeState::kNotConnected) return false;
+  std::vector<int> out;
+  for (size_t r = 0; r < state_.size(); ++r) {
+    if (state_[r] == PeState::kActive || state_[r] == PeState::kNotConnected) out.push_back(static_cast<int>(r));
   }
-  return true;
+  return out;
 }
 
 void TcpHub::notify_ended(int rank, const std::string& how) {

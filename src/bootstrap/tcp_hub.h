@@ -53,6 +53,8 @@ class TcpHub {
   // Whether the job size is known and no PE is in a session or still to join: every PE has finalized (parked
   // or left) or is gone. Thread-safe.
   bool none_active() const;
+  // The PEs in a session or still to join (what none_active waits for). Thread-safe.
+  std::vector<int> active_pes() const;
   // Whether a PE's end of the job (kAbort) has been passed on to the others. Thread-safe.
   bool abort_told() const { return abort_told_; }
   // Thread-safe questions about PE `rank`: whether it has joined the job (now or before), finalized and left,
