@@ -31,7 +31,7 @@ if [ "$what" = all ]; then
   # CPU-only torch (PyPI's torch brings gigabytes of CUDA libraries); nanobind comes from PyPI below.
   if [ -z "${GSHMEM_PYTHON:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     ls /usr/include/python3.*/Python.h >/dev/null 2>&1 || optional+=(python3-dev)
-    for m in numpy:python3-numpy pytest:python3-pytest pip:python3-pip torch:python3-torch; do
+    for m in numpy:python3-numpy pytest:python3-pytest pip:python3-pip torch:python3-torch mpi4py:python3-mpi4py; do
       /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || optional+=("${m#*:}")
     done
   fi

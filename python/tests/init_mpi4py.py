@@ -1,0 +1,36 @@
+"""gshmem.init(mpi_comm=...) with mpi4py, under mpirun: the world communicator for two sessions, then a split one
+(two jobs, the even and the odd ranks). Prints one line per rank at the end."""
+
+import numpy as np
+from mpi4py import MPI
+
+import gshmem
+
+
+def ring(tag):
+    me, n = gshmem.my_pe(), gshmem.n_pes()
+    box = gshmem.zeros(2, np.int64)
+    gshmem.put(box, np.array([tag, me], np.int64), (me + 1) % n)
+    gshmem.barrier_all()
+    assert box.tolist() == [tag, (me - 1) % n], box
+    gshmem.free(box)
+
+
+def main():
+    world = MPI.COMM_WORLD
+    rank, n = world.Get_rank(), world.Get_size()
+    for session in range(2):
+        with gshmem.init(mpi_comm=world):
+            assert (gshmem.my_pe(), gshmem.n_pes()) == (rank, n)
+            ring(session)
+    half = world.Split(rank % 2, rank)
+    with gshmem.init(mpi_comm=half):
+        assert (gshmem.my_pe(), gshmem.n_pes()) == (half.Get_rank(), half.Get_size())
+        ring(10 + rank % 2)
+    me_half = half.Get_rank()
+    half.Free()
+    print(f"init_mpi4py: rank {rank} of {n}: world twice, then PE {me_half} of a split communicator ok", flush=True)
+
+
+if __name__ == "__main__":
+    main()
