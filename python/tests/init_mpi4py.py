@@ -1,10 +1,12 @@
 """gshmem.init(mpi_comm=...) with mpi4py, under mpirun: the world communicator for two sessions, then a split one
-(two jobs, the even and the odd ranks). Prints one line per rank at the end."""
+(two jobs, the even and the odd ranks), then nvshmem4py's init with initializer_method="mpi" (gshmem.nvshmem4py.core).
+Prints one line per rank at the end."""
 
 import numpy as np
 from mpi4py import MPI
 
 import gshmem
+from gshmem.nvshmem4py import core as nvshmem
 
 
 def ring(tag):
@@ -29,6 +31,10 @@ def main():
         ring(10 + rank % 2)
     me_half = half.Get_rank()
     half.Free()
+    nvshmem.init(mpi_comm=world, initializer_method="mpi")
+    assert (nvshmem.my_pe(), nvshmem.n_pes()) == (rank, n)
+    ring(20)
+    nvshmem.finalize()
     print(f"init_mpi4py: rank {rank} of {n}: world twice, then PE {me_half} of a split communicator ok", flush=True)
 
 
