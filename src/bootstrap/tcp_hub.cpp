@@ -322,6 +322,7 @@ void TcpHub::handle(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
       break;
     case MsgType::kPark:
       if (state_[c->rank] == PeState::kActive) set_state(c->rank, PeState::kParked);
+      if (static_cast<size_t>(c->rank) < in_failed_session_.size()) in_failed_session_[c->rank] = false;
       break;
     case MsgType::kRejoin:
       if (state_[c->rank] == PeState::kParked) set_state(c->rank, PeState::kActive);
@@ -382,8 +383,13 @@ void TcpHub::handle_auth(Conn* c, const std::vector<uint8_t>& payload) {
 }
 
 void TcpHub::handle_collective(Conn* c, const MsgHeader& h, std::vector<uint8_t> payload) {
-  if (!job_failure_.empty()) {
-    auto f = failed_.find(h.seq);
+  // A step that failed fails for the PEs that arrive late too; after a failure, so does every later step of a PE
+  // still in the session where it failed (or of any PE once one ended the job). A PE that has finalized since
+  // is in a new session: its steps wait for the others as usual.
+  auto f = failed_.find(h.seq);
+  const bool in_failed_session =
+      static_cast<size_t>(c->rank) < in_failed_session_.size() && in_failed_session_[c->rank];
+  if (f != failed_.end() || (!job_failure_.empty() && (job_ending_ || in_failed_session))) {
     const std::string& why = f != failed_.end() ? f->second : job_failure_;
     send_msg(c, MsgType::kError, h.seq, GSHMEM_ERROR_BOOTSTRAP, why.data(), why.size());
     return;
@@ -463,7 +469,13 @@ void TcpHub::complete(uint64_t seq, Pending& p) {
 
 void TcpHub::fail(uint64_t seq, Pending& p, Status status, const std::string& why) {
   failed_[seq] = why;
-  if (job_failure_.empty()) job_failure_ = why;
+  if (job_failure_.empty()) {
+    job_failure_ = why;
+    in_failed_session_.assign(state_.size(), false);
+    for (size_t r = 0; r < state_.size(); ++r) {
+      in_failed_session_[r] = state_[r] == PeState::kActive || state_[r] == PeState::kNotConnected;
+    }
+  }
   GSHMEM_WARN(kBootstrap, "%s", why.c_str());
   for (auto& kv : p.contributions) {
     if (Conn* c = conn_of(kv.first)) send_msg(c, MsgType::kError, seq, status, why.data(), why.size());

@@ -122,7 +122,9 @@ class TcpHub {
   std::vector<PeState> state_;
   std::map<uint64_t, Pending> pending_;
   std::map<uint64_t, std::string> failed_;  // seq -> reason, for PEs that arrive late
-  std::string job_failure_;                 // set once any step failed; later steps fail at once
+  std::string job_failure_;                 // set once any step failed; later steps fail at once...
+  std::vector<bool> in_failed_session_;     // ...while a PE is still in the session where it failed (a PE that
+                                            // parks since has left it; once all have, a new session starts clean)
   std::atomic<bool> stop_{false};
   std::atomic<int> size_known_{0};  // the job size once known
   std::atomic<int> left_{0};        // PEs finished or gone

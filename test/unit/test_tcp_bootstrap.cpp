@@ -460,6 +460,28 @@ TEST(TcpBootstrapSessions, AStepTimingOutNamesParkedPes) {
   EXPECT_NE(err.find("PEs 1 called nvshmem_finalize and have not initialised again"), std::string::npos) << err;
 }
 
+TEST(TcpBootstrapSessions, AStepThatFailedDoesNotFailTheNextSession) {
+  Job job(2, /*timeout=*/0.5);
+  std::unique_ptr<Bootstrap> a, b;
+  ASSERT_EQ(job.join(0, &a), GSHMEM_SUCCESS);
+  ASSERT_EQ(job.join(1, &b), GSHMEM_SUCCESS);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(a->barrier(), GSHMEM_ERROR_TIMEOUT);  // PE 1 is late: the step fails...
+  EXPECT_NE(b->barrier(), GSHMEM_SUCCESS);        // ...for it too, when it comes
+  testing::internal::GetCapturedStderr();
+  // Both finalize and initialise again: the new session's steps are not failed by the old one's. (PE 0's step
+  // may reach the hub before PE 1's Park: it waits for PE 1 rather than failing.)
+  ASSERT_EQ(a->park(), GSHMEM_SUCCESS);
+  ASSERT_EQ(b->park(), GSHMEM_SUCCESS);
+  ASSERT_EQ(a->rejoin(), GSHMEM_SUCCESS);
+  ASSERT_EQ(b->rejoin(), GSHMEM_SUCCESS);
+  Status sa = GSHMEM_ERROR_INTERNAL;
+  std::thread t([&] { sa = a->barrier(); });
+  EXPECT_EQ(b->barrier(), GSHMEM_SUCCESS);
+  t.join();
+  EXPECT_EQ(sa, GSHMEM_SUCCESS);
+}
+
 TEST(TcpBootstrapSessions, AParkedPeOutlivesTheRootAndCannotRejoin) {
   clear_gone();
   auto job = std::make_unique<Job>(2, 60);
