@@ -2,20 +2,12 @@
 (two jobs, the even and the odd ranks), then nvshmem4py's init with initializer_method="mpi" (gshmem.nvshmem4py.core).
 Prints one line per rank at the end."""
 
-import numpy as np
 from mpi4py import MPI
 
 import gshmem
 from gshmem.nvshmem4py import core as nvshmem
 
-
-def ring(tag):
-    me, n = gshmem.my_pe(), gshmem.n_pes()
-    box = gshmem.zeros(2, np.int64)
-    gshmem.put(box, np.array([tag, me], np.int64), (me + 1) % n)
-    gshmem.barrier_all()
-    assert box.tolist() == [tag, (me - 1) % n], box
-    gshmem.free(box)
+from ring_check import ring
 
 
 def main():

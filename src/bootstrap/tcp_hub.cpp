@@ -551,10 +551,7 @@ void TcpHub::check_pending() {
   }
 }
 
-void TcpHub::mark_finished(int rank) {
-  if (state_[rank] == PeState::kGone || state_[rank] == PeState::kFinished) return;
-  set_state(rank, PeState::kFinished);
-  ++left_;
+void TcpHub::fail_steps_without(int rank) {
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (!it->second.contributions.count(rank)) {
       fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));
@@ -563,6 +560,13 @@ void TcpHub::mark_finished(int rank) {
       ++it;
     }
   }
+}
+
+void TcpHub::mark_finished(int rank) {
+  if (state_[rank] == PeState::kGone || state_[rank] == PeState::kFinished) return;
+  set_state(rank, PeState::kFinished);
+  ++left_;
+  fail_steps_without(rank);
 }
 
 void TcpHub::mark_gone(int rank, const std::string& why) {
@@ -591,14 +595,7 @@ void TcpHub::mark_gone(int rank, const std::string& why) {
     }
     if (local) send_msg(local, MsgType::kGone, 0, static_cast<int32_t>(rank), why.data(), why.size(), 1);
   }
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    if (!it->second.contributions.count(rank)) {
-      fail(it->first, it->second, GSHMEM_ERROR_PEER_GONE, describe_missing(it->second, it->first, false));
-      it = pending_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  fail_steps_without(rank);
 }
 
 }  // namespace gshmem

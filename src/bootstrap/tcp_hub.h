@@ -105,6 +105,8 @@ class TcpHub {
   // PE `rank` has left the job cleanly (Fin, or the end of a parked PE's process): steps that still wait
   // for it can never complete.
   void mark_finished(int rank);
+  // The pending steps that PE `rank` has not joined can never complete: they fail, naming who is missing.
+  void fail_steps_without(int rank);
   void set_state(int rank, PeState state);
   // Closed connections of PEs still active are PEs gone, of parked PEs PEs finished; drops closed
   // connections.
