@@ -86,7 +86,7 @@ size_t count(const ConstArray& a) {
 void require_contiguous(const ConstArray& a, const char* what, const char* api) {
   int64_t expected = 1;
   for (size_t i = a.ndim(); i-- > 0;) {
-    if (a.shape(i) != 1 && a.stride(i) != expected) {
+    if (a.shape(i) > 1 && a.stride(i) != expected) {  // a dimension of 0 or 1 element has no stride to keep
       fail(api, std::string("the ") + what +
                     " array is not contiguous (C order): pass a contiguous array (numpy.ascontiguousarray, "
                     "tensor.contiguous()) or a 1-D strided view");

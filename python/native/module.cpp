@@ -269,7 +269,8 @@ void rma(bool put, const ConstArray& dest, const ConstArray& src, int pe, bool n
   void* d = const_cast<void*>(dest.data());
   const void* s = src.data();
   const size_t elem = src.itemsize();
-  if (dest.ndim() == 1 && src.ndim() == 1 && (dest.stride(0) != 1 || src.stride(0) != 1)) {
+  // (A stride means nothing for fewer than two elements; numpy 2 gives an empty array stride 0.)
+  if (n > 1 && dest.ndim() == 1 && src.ndim() == 1 && (dest.stride(0) != 1 || src.stride(0) != 1)) {
     if (dest.stride(0) < 1 || src.stride(0) < 1) fail(api, "strided views must have positive strides");
     if (put) {
       host::iputmem(d, s, dest.stride(0), src.stride(0), elem, n, pe, mode, api);
