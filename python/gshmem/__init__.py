@@ -119,7 +119,8 @@ def init(
     - otherwise the launcher's environment: ``gshmrun``, ``mpirun``, ``srun`` (as the C++ library reads it), or
       ``torchrun``'s ``RANK``/``WORLD_SIZE``/``MASTER_ADDR``/``MASTER_PORT`` through its store.
 
-    ``device``: the CUDA device to bind (GPU backend); default the current one. No allocation hides a collective:
+    ``device``: the CUDA device to bind (GPU backend); default the current one (``torch.cuda.set_device`` before
+    init), else the PE's rank on its node modulo the visible GPUs. The GPU is bound in init. No allocation hides a collective:
     every collective step is one of these calls. Calling init again after :func:`finalize` starts a new session.
     """
     dev = -1 if device is None else int(device)

@@ -479,6 +479,15 @@ void require_count(const char* what, size_t got, size_t want, const std::string&
   }
 }
 
+// Initialises and binds the GPU at once (GPU backend): the C library waits for the first allocation or barrier
+// where no device was named and no CUDA context is current, so that a C program may pick its device after init;
+// a Python program's device is named by init(device=) or torch.cuda.set_device before it, and cuda_device(),
+// the stream checks and the arrays' framework must know it from init on. Collective, as init is.
+void init_and_bind(const host::InitAttr& a, const char* api) {
+  check(host::init(a, api), api);
+  if (host::init_state() == 1) host::barrier_all(api);
+}
+
 }  // namespace
 }  // namespace py
 }  // namespace gshmem
@@ -534,7 +543,8 @@ NB_MODULE(_native, m) {
       [](int device) {
         host::InitAttr a;
         a.cuda_device = device;
-        check(host::init(a, "gshmem.init"), "gshmem.init");
+        nb::gil_scoped_release unlocked;
+        init_and_bind(a, "gshmem.init");
       },
       "device"_a = -1, "Initialises from the launcher's environment (gshmrun, mpirun, srun, NVSHMEM_BOOTSTRAP).");
   m.def(
@@ -553,7 +563,7 @@ NB_MODULE(_native, m) {
         a.size = nranks;
         a.cuda_device = device;
         nb::gil_scoped_release unlocked;
-        check(host::init(a, api), api);
+        init_and_bind(a, api);
       },
       "unique_id"_a, "rank"_a, "nranks"_a, "device"_a = -1,
       "Initialises as PE `rank` of `nranks` that share `unique_id` (from get_unique_id on one of them).");

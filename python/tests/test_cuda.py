@@ -54,6 +54,7 @@ def test_p_g_and_host_sources(me, npes):
     left = (me - 1) % npes
     assert box[2].item() == 1.5 * left and box[0].item() == 0.0
     assert gshmem.g(box, (me + 1) % npes, index=2) == 1.5 * me
+    gshmem.barrier_all()  # the left neighbour's g has read box[2] before the put below overwrites it
     gshmem.put(box, torch.arange(4, dtype=torch.float64), me)  # a CPU tensor into the GPU heap
     assert torch.equal(box.cpu(), torch.arange(4, dtype=torch.float64))
     gshmem.barrier_all()
@@ -164,13 +165,14 @@ def test_peer_views_reach_the_other_pe(me, npes):
 
 def test_cupy_arrays(me, npes):
     cupy = pytest.importorskip("cupy")
-    a = gshmem.zeros(16, cupy.float64)
+    # cupy's dtypes are numpy's: like= picks the library (by default a GPU array is a torch tensor)
+    a = gshmem.zeros(16, cupy.float64, like="cupy")
     assert isinstance(a, cupy.ndarray) and a.dtype == cupy.float64
     gshmem.put(a, cupy.full(16, me + 0.25), (me + 1) % npes)
     gshmem.barrier_all()
     assert bool((a == (me - 1) % npes + 0.25).all())
     stream = cupy.cuda.Stream(non_blocking=True)
-    total = gshmem.zeros(16, cupy.float64)
+    total = gshmem.zeros(16, "float64", like="cupy")
     gshmem.reduce(total, a, "sum", stream=stream)
     stream.synchronize()
     assert bool((total == sum(pe + 0.25 for pe in range(npes))).all())

@@ -259,7 +259,13 @@ class CudaGpuResources final : public GpuResources {
     if (peer_table_) cu().cuMemFree(peer_table_);
     if (any_counter_) cu().cuMemFree(any_counter_);
     if (exit_request_) cu().cuMemFreeHost(exit_request_);
-    if (retained_) cu().cuDevicePrimaryCtxRelease(device_);
+    if (retained_) {
+      // The thread gets back the context it had before init: releasing the last reference deactivates the
+      // primary context, and a later session (or the program) must not find that handle current.
+      CUcontext cur = nullptr;
+      if (cu().cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx_) cu().cuCtxSetCurrent(previous_ctx_);
+      cu().cuDevicePrimaryCtxRelease(device_);
+    }
   }
 
   // nvshmem_global_exit from a kernel writes {code, 2} into exit_request_ (host-pinned); this thread
@@ -291,6 +297,7 @@ class CudaGpuResources final : public GpuResources {
 
   CUdevice device_ = 0;
   CUcontext ctx_ = nullptr;
+  CUcontext previous_ctx_ = nullptr;  // current on the binding thread before a retained context replaced it
   bool retained_ = false;
   bool destroyed_ = false;
   CUstream internal_stream_ = nullptr;
@@ -407,6 +414,7 @@ Status select_device(const GpuBinding& b, const char* api, CudaGpuResources* res
     GSHMEM_CU_CHECK(cuDeviceGet, &res->device_, dev);
     GSHMEM_CU_CHECK(cuDevicePrimaryCtxRetain, &res->ctx_, res->device_);
     res->retained_ = true;
+    res->previous_ctx_ = ctx;
     GSHMEM_CU_CHECK(cuCtxSetCurrent, res->ctx_);
   } else {
     res->ctx_ = ctx;
