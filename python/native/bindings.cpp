@@ -5,6 +5,9 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
+#include <cstddef>
+#include <type_traits>
+
 namespace gshmem {
 namespace py {
 
@@ -42,14 +45,101 @@ nb::dict binding_constants() {
   GSHMEMPY_CONSTANT(NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX);
   GSHMEMPY_CONSTANT(NVSHMEM_TEAM_SAME_GPU_INDEX);
   GSHMEMPY_CONSTANT(NVSHMEM_TEAM_GPU_LEADERS_INDEX);
+  GSHMEMPY_CONSTANT(NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS);
+  GSHMEMPY_CONSTANT(NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID);
+  GSHMEMPY_CONSTANT(NVSHMEMX_INIT_THREAD_PES);
   GSHMEMPY_CONSTANT(NVSHMEMX_INIT_WITH_MPI_COMM);
+  GSHMEMPY_CONSTANT(NVSHMEMX_INIT_WITH_SHMEM);
   GSHMEMPY_CONSTANT(NVSHMEMX_INIT_WITH_UNIQUEID);
+  GSHMEMPY_CONSTANT(NVSHMEMX_INIT_MAX);
+  GSHMEMPY_CONSTANT(NVSHMEMX_SUCCESS);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_INVALID_VALUE);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_OUT_OF_MEMORY);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_NOT_SUPPORTED);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_SYMMETRY);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_GPU_NOT_SELECTED);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_INTERNAL);
+  GSHMEMPY_CONSTANT(NVSHMEMX_ERROR_SENTINEL);
 #undef GSHMEMPY_CONSTANT
   d["sizeof_init_attr"] = sizeof(nvshmemx_init_attr_t);
   d["sizeof_uniqueid"] = sizeof(nvshmemx_uniqueid_t);
   d["sizeof_team_config"] = sizeof(nvshmem_team_config_t);
   return d;
 }
+
+namespace {
+
+// numpy's type code of a field's C type (pointers as intp, as nvshmem4py's structures hold them).
+template <class T>
+const char* numpy_code() {
+  if constexpr (std::is_pointer_v<T>) {
+    return "intp";
+  } else if constexpr (std::is_same_v<T, char>) {
+    return "i1";
+  } else {
+    static_assert(std::is_integral_v<T>, "a field of a structure the bindings describe has no numpy code");
+    return std::is_signed_v<T> ? (sizeof(T) == 4 ? "i4" : "i8") : (sizeof(T) == 4 ? "u4" : "u8");
+  }
+}
+
+struct Layout {
+  nb::list fields;
+  void add(const char* name, size_t offset, const char* code, size_t count = 0) {
+    fields.append(nb::make_tuple(name, offset, code, count));
+  }
+};
+
+// A field: its name, offset and numpy code; an array of scalars also its length.
+#define GSHMEMPY_FIELD(layout, type, field) \
+  (layout).add(#field, offsetof(type, field), numpy_code<decltype(type::field)>())
+#define GSHMEMPY_ARRAY(layout, type, field)                                                              \
+  (layout).add(#field, offsetof(type, field), numpy_code<std::remove_extent_t<decltype(type::field)>>(), \
+               std::extent_v<decltype(type::field)>)
+
+}  // namespace
+
+nb::dict binding_structs() {
+  nb::dict d;
+  auto entry = [&](const char* name, size_t size, int64_t version, Layout& l) {
+    d[name] = nb::make_tuple(size, version, l.fields);
+  };
+  {
+    Layout l;
+    GSHMEMPY_FIELD(l, nvshmemx_uniqueid_t, version);
+    GSHMEMPY_ARRAY(l, nvshmemx_uniqueid_t, internal);
+    entry("uniqueid", sizeof(nvshmemx_uniqueid_t), NVSHMEMX_UNIQUEID_VERSION, l);
+  }
+  {
+    Layout l;
+    GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, version);
+    GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, id);
+    GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, myrank);
+    GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, nranks);
+    entry("uniqueid_args", sizeof(nvshmemx_uniqueid_args_t), NVSHMEMX_UNIQUEID_ARGS_VERSION, l);
+  }
+  {
+    // The arguments inside (uniqueid_args, cuda_device_id) are set by set_attr_uniqueid_args and the C
+    // initializer; the structure shows them as one opaque field, as nvshmem4py does.
+    Layout l;
+    GSHMEMPY_FIELD(l, nvshmemx_init_attr_t, version);
+    GSHMEMPY_FIELD(l, nvshmemx_init_attr_t, mpi_comm);
+    l.add("args", offsetof(nvshmemx_init_attr_t, args), "i1", sizeof(nvshmemx_init_args_t));
+    entry("init_attr", sizeof(nvshmemx_init_attr_t), NVSHMEM_INIT_ATTR_V2_IDENTIFIER, l);
+  }
+  {
+    Layout l;
+    GSHMEMPY_FIELD(l, nvshmem_team_config_t, version);
+    GSHMEMPY_FIELD(l, nvshmem_team_config_t, num_contexts);
+    GSHMEMPY_FIELD(l, nvshmem_team_config_t, uniqueid);
+    GSHMEMPY_ARRAY(l, nvshmem_team_config_t, padding);
+    const nvshmem_team_config_t initial = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+    entry("team_config", sizeof(nvshmem_team_config_t), initial.version, l);
+  }
+  return d;
+}
+#undef GSHMEMPY_FIELD
+#undef GSHMEMPY_ARRAY
 
 }  // namespace py
 }  // namespace gshmem

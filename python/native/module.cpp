@@ -607,6 +607,7 @@ NB_MODULE(_native, m) {
       },
       "index"_a, "args"_a, "Calls the host function `index` of bindings() with `args`.");
   m.def("binding_constants", &binding_constants, "NVSHMEM's enum values by name, and its structures' sizes.");
+  m.def("binding_structs", &binding_structs, "The layouts of the structures NVSHMEM's functions take by address.");
   m.def("last_error", &host::last_error, "The last error message of this thread's calls, or ''.");
   m.def("init_state", &host::init_state, "0: not initialised; 1: initialised, no GPU bound yet; 2: ready.");
   m.def("my_pe", &host::my_pe, "This PE's number (0 to n_pes() - 1).");

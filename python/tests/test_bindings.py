@@ -124,3 +124,59 @@ def test_errors(me, npes):
         b.no_such_call()
     b.barrier_all()
     b.free(buf)
+
+
+def test_structures(me, npes):
+    # A new structure holds the C initializer's values: the version set (NVSHMEM's (major << 16) + size), the
+    # rest zero; the layout is the C one.
+    uid = b.uniqueid()
+    assert len(uid) == 1 and uid.version == (1 << 16) + b.SIZEOF_UNIQUEID == (1 << 16) + b.uniqueid_dtype.itemsize
+    assert (uid.internal == 0).all() and uid.internal.shape == (124,)
+    assert b.UniqueId is b.uniqueid and b.InitAttr is b.init_attr and b.TeamConfig is b.team_config
+    assert b.init_attr_dtype.itemsize == b.SIZEOF_INIT_ATTR and b.team_config_dtype.itemsize == b.SIZEOF_TEAM_CONFIG
+    uid.internal[:3] = [7, 8, me]
+    same = b.uniqueid.from_ptr(uid.ptr)  # the same memory
+    assert same == uid and same.internal[2] == me and int(same) == uid.ptr
+    same.version = 5
+    assert uid.version == 5
+    with pytest.raises(ValueError, match="read-only"):
+        b.uniqueid.from_ptr(uid.ptr, readonly=True).version = 6
+    many = b.uniqueid(3)
+    assert len(many) == 3 and list(many.version) == [(1 << 16) + b.SIZEOF_UNIQUEID] * 3
+    many[1] = uid
+    assert many[1] == uid and many[-3] == many[0] and many[0] != uid
+    with pytest.raises(IndexError):
+        many[3]
+    with pytest.raises(TypeError, match="use .ptr"):
+        int(many)
+    with pytest.raises(ValueError, match="dtype"):
+        b.uniqueid.from_data(np.zeros(2, np.int32))
+
+    # set_attr_uniqueid_args fills an InitAttr's arguments with the rank, the size and the ID's address.
+    attr = b.InitAttr()
+    assert attr.version == (2 << 16) + b.SIZEOF_INIT_ATTR and attr.mpi_comm == 0
+    b.set_attr_uniqueid_args(me, npes, uid.ptr, attr.ptr)
+    args_at = attr.ptr + b.init_attr_dtype.fields["args"][1]
+    uid_args = b.uniqueid_args.from_ptr(args_at + ctypes.alignment(ctypes.c_void_p))
+    assert (uid_args.myrank, uid_args.nranks, uid_args.id) == (me, npes, uid.ptr)
+
+    # A team made with a configuration reports it back through team_get_config.
+    config = b.team_config()
+    assert config.version == (2 << 16) + b.SIZEOF_TEAM_CONFIG and config.num_contexts == 0
+    config.num_contexts = 2
+    team = np.full(1, -1, np.int32)
+    b.team_split_strided(b.Team_id.TEAM_WORLD, 0, 1, npes, config.ptr, b.TEAM_CONFIG_MASK_NUM_CONTEXTS, team.ctypes.data)
+    got = b.TeamConfig()
+    b.team_get_config(int(team[0]), got.ptr)
+    assert got.num_contexts == 2 and got.version == config.version
+    b.team_destroy(int(team[0]))
+    b.barrier_all()
+
+
+def test_status_and_flags():
+    assert b.Status.SUCCESS == 0 and b.Status(b.Status.ERROR_INVALID_VALUE).name == "ERROR_INVALID_VALUE"
+    assert int(b.Flags.INIT_WITH_UNIQUEID) == 8 and int(b.Flags.INIT_WITH_MPI_COMM) == 2
+    assert b.TEAM_WORLD == int(b.Team_id.TEAM_WORLD) and b.STATUS_IS_INITIALIZED == 2
+    b.check_status(0)
+    with pytest.raises(NvshmemError, match=r"ERROR_INVALID_VALUE \(1\)"):
+        b.check_status(1)

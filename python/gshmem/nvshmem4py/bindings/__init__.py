@@ -8,9 +8,19 @@ floats). A function whose C result is a status returns None and raises :class:`N
 0; a misuse that a C program would be ended for (an invalid PE, a pointer outside the heap, a call before init)
 raises :class:`NvshmemError` with the library's message, and nothing was done. Blocking calls release the GIL.
 
-Every host function of gshmem's NVSHMEM API is here (a superset of nvshmem4py 0.4's list). Not here: the structure
-classes (``init_attr``, ``team_config``, ``uniqueid``): pass the address of a buffer of the size
-``SIZEOF_INIT_ATTR`` (``SIZEOF_TEAM_CONFIG``, ``SIZEOF_UNIQUEID``) instead, a numpy array's ``ctypes.data`` say.
+Every host function of gshmem's NVSHMEM API is here (a superset of nvshmem4py 0.4's list), with the structures
+they take by address as classes over numpy record arrays (``uniqueid``/``UniqueId``, ``InitAttr``/``init_attr``,
+``team_config``/``TeamConfig``, ``uniqueid_args``): ``.ptr`` is the address to pass, the fields are properties, a
+new one holds the C initializer's values (its ``version`` set, the rest zero), and ``from_ptr`` / ``from_data``
+wrap memory that exists. Their layouts come from the C headers. For example::
+
+    uid = bindings.uniqueid()
+    if rank == 0:
+        bindings.get_uniqueid(uid.ptr)
+    ...  # every rank gets rank 0's bytes into uid._data
+    attr = bindings.InitAttr()
+    bindings.set_attr_uniqueid_args(rank, nranks, uid.ptr, attr.ptr)
+    bindings.hostlib_init_attr(bindings.Flags.INIT_WITH_UNIQUEID, attr.ptr)
 """
 
 from __future__ import annotations
@@ -24,7 +34,9 @@ from typing import Any, Callable, Dict, Tuple
 from ... import _native
 from ..core._types import NvshmemError
 
-__all__ = ["NvshmemError", "Signal_op", "Cmp_type", "Init_status", "Team_id", "Thread_support"]
+__all__ = ["NvshmemError", "Signal_op", "Cmp_type", "Init_status", "Team_id", "Thread_support", "Status", "Flags",
+           "check_status", "uniqueid", "UniqueId", "uniqueid_args", "InitAttr", "init_attr", "team_config",
+           "TeamConfig"]
 
 _C = _native.binding_constants()
 SIZEOF_INIT_ATTR: int = _C["sizeof_init_attr"]
@@ -55,6 +67,154 @@ Team_id = _enum.IntEnum("Team_id", {
     "TEAM_SAME_MYPE_NODE": _C["NVSHMEMX_TEAM_SAME_MYPE_NODE"],
     "TEAM_SAME_MYPE_NODE_INDEX": _C["NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX"],
 })
+
+Status = _enum_of("Status", "NVSHMEMX_", ("SUCCESS", "ERROR_INVALID_VALUE", "ERROR_OUT_OF_MEMORY", "ERROR_NOT_SUPPORTED",
+                                          "ERROR_SYMMETRY", "ERROR_GPU_NOT_SELECTED", "ERROR_COLLECTIVE_LAUNCH_FAILED",
+                                          "ERROR_INTERNAL", "ERROR_SENTINEL"))
+Flags = _enum_of("Flags", "NVSHMEMX_", ("INIT_THREAD_PES", "INIT_WITH_MPI_COMM", "INIT_WITH_SHMEM", "INIT_WITH_UNIQUEID",
+                                        "INIT_MAX"))
+# nvshmem4py's module-level names of the same values.
+globals().update({m.name: int(m) for m in Init_status if m.name.startswith("STATUS_")})
+globals().update({m.name: int(m) for m in Team_id})
+TEAM_CONFIG_MASK_NUM_CONTEXTS: int = _C["NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS"]
+TEAM_CONFIG_MASK_UNIQUEID: int = _C["NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID"]
+
+
+def check_status(status: int) -> None:
+    """Raises :class:`NvshmemError` when ``status`` (a C function's result) is not 0."""
+    if status != 0:
+        try:
+            name = Status(status).name
+        except ValueError:
+            name = "unknown status"
+        raise NvshmemError(f"{name} ({status})")
+
+
+# ---- the structures the functions take by address ----
+
+_STRUCTS = _native.binding_structs()
+
+
+class _Struct:
+    """One C structure, or an array of them, over a numpy record array (``_data``); subclasses name theirs."""
+
+    _c_name = ""
+    _dtype: _np.dtype
+    _version = 0
+    __slots__ = ("_data",)
+
+    def __init__(self, size: int = 1) -> None:
+        if int(size) < 1:
+            raise ValueError(f"{type(self).__name__}: size must be at least 1, not {size}")
+        arr = _np.zeros(int(size), dtype=self._dtype)
+        arr["version"] = self._version
+        self._data = arr.view(_np.recarray)
+
+    @property
+    def ptr(self) -> int:
+        """The address of the (first) structure, to pass to a function."""
+        return int(self._data.ctypes.data)
+
+    def __int__(self) -> int:
+        if self._data.size != 1:
+            raise TypeError(f"int() of an array of {self._data.size} {self._c_name}: use .ptr for its address")
+        return self.ptr
+
+    def __len__(self) -> int:
+        return int(self._data.size)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._data.size == other._data.size and bytes(self._data.tobytes()) == bytes(other._data.tobytes())
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        n = self._data.size
+        what = type(self).__name__ + (f" array of {n}" if n != 1 else "")
+        return f"<nvshmem.bindings.{what} ({self._c_name}) at {hex(self.ptr)}>"
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, int):
+            n = self._data.size
+            if not -n <= key < n:
+                raise IndexError(f"index {key} is out of bounds for {n} {self._c_name}")
+            key %= n
+            return type(self).from_data(self._data[key:key + 1])
+        out = self._data[key]
+        if isinstance(out, _np.ndarray) and out.dtype == self._dtype and out.ndim == 1:
+            return type(self).from_data(out)
+        return out
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._data[key] = value._data if isinstance(value, _Struct) else value
+
+    @classmethod
+    def from_data(cls, data: Any) -> Any:
+        """Wraps ``data``, a one-dimensional numpy array of this structure's dtype (no copy)."""
+        if not isinstance(data, _np.ndarray):
+            raise TypeError(f"{cls.__name__}.from_data takes a numpy array, not {type(data).__name__}")
+        if data.ndim != 1 or data.dtype != cls._dtype:
+            raise ValueError(f"{cls.__name__}.from_data takes a one-dimensional array of dtype "
+                             f"{cls.__name__}_dtype, not {data.ndim} dimension(s) of {data.dtype}")
+        obj = cls.__new__(cls)
+        obj._data = data.view(_np.recarray)
+        return obj
+
+    @classmethod
+    def from_ptr(cls, ptr: int, size: int = 1, readonly: bool = False) -> Any:
+        """Wraps ``size`` structures at address ``ptr`` (memory the caller keeps alive; no copy)."""
+        if not ptr:
+            raise ValueError(f"{cls.__name__}.from_ptr: ptr must not be null (0)")
+        import ctypes
+
+        buf = (ctypes.c_char * (cls._dtype.itemsize * int(size))).from_address(int(ptr))
+        arr = _np.frombuffer(buf, dtype=cls._dtype, count=int(size))
+        if readonly:
+            arr.flags.writeable = False
+        return cls.from_data(arr)
+
+
+def _field(name: str) -> property:
+    def get(self: _Struct) -> Any:
+        v = self._data[name]
+        if self._data.size != 1:
+            return v
+        v = v[0]
+        return int(v) if v.ndim == 0 else v
+
+    def set(self: _Struct, value: Any) -> None:
+        self._data[name] = value
+
+    return property(get, set, doc=f"The field {name}.")
+
+
+def _struct_class(key: str, name: str, c_name: str) -> type:
+    size, version, fields = _STRUCTS[key]
+    dtype = _np.dtype({
+        "names": [f[0] for f in fields],
+        "formats": [(f[2], (f[3],)) if f[3] else f[2] for f in fields],
+        "offsets": [f[1] for f in fields],
+        "itemsize": size,
+    })
+    attrs = {"__slots__": (), "_c_name": c_name, "_dtype": dtype, "_version": version,
+             "__doc__": f"NVSHMEM's {c_name}: ``{name}(size=1)`` holds ``size`` of them, as the C initializer sets "
+                        "them; ``.ptr`` is the address to pass."}
+    attrs.update({f[0]: _field(f[0]) for f in fields if f[0] not in ("padding", "reserved")})
+    cls = type(name, (_Struct,), attrs)
+    globals()[key + "_dtype"] = dtype
+    return cls
+
+
+uniqueid = _struct_class("uniqueid", "uniqueid", "nvshmemx_uniqueid_t")
+uniqueid_args = _struct_class("uniqueid_args", "uniqueid_args", "nvshmemx_uniqueid_args_t")
+init_attr = _struct_class("init_attr", "init_attr", "nvshmemx_init_attr_t")
+team_config = _struct_class("team_config", "team_config", "nvshmem_team_config_t")
+# nvshmem4py's other spellings of the same classes.
+UniqueId = uniqueid
+InitAttr = init_attr
+TeamConfig = team_config
 
 
 # ---- half and bfloat16 values travel as their 16 bits ----
