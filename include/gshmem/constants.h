@@ -51,7 +51,7 @@ enum gshmem_qp_pe { GSHMEM_QP_PE_INVALID = -1, GSHMEM_QP_PE_ANY = 32768, GSHMEM_
 enum gshmem_smem_amount { GSHMEM_SMEM_RECOMMENDED = 0, GSHMEM_SMEM_MINIMUM = 1, GSHMEM_SMEM_BARRIERS_ONLY = 2 };
 
 /* What nvshmem_info_get_name reports, and the size of its buffer. */
-#define GSHMEM_VENDOR_STRING "gshmem v" GSHMEM_VERSION_STRING " (NVSHMEM 3.4.5 API)"
+#define GSHMEM_VENDOR_STRING "gshmem v" GSHMEM_VERSION_STRING " (NVSHMEM " GSHMEM_NVSHMEM_API_STRING " API)"
 #define GSHMEM_MAX_NAME_LEN 256
 
 #endif /* GSHMEM_CONSTANTS_H_ */

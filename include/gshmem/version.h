@@ -15,8 +15,9 @@
 
 /* The NVSHMEM release whose API we implement. */
 #define GSHMEM_NVSHMEM_API_MAJOR 3
-#define GSHMEM_NVSHMEM_API_MINOR 4
-#define GSHMEM_NVSHMEM_API_PATCH 5
+#define GSHMEM_NVSHMEM_API_MINOR 8
+#define GSHMEM_NVSHMEM_API_PATCH 0
+#define GSHMEM_NVSHMEM_API_STRING "3.8.0"
 
 /* The OpenSHMEM specification level (what nvshmem_info_get_version reports). */
 #define GSHMEM_OPENSHMEM_MAJOR 1
