@@ -785,8 +785,13 @@ def gen_host_source(types):
     return "\n".join(out)
 
 
+# Exported beyond the generated API: C symbols whose header forms are inline C++ over the CUDA runtime (the
+# collective launch), defined in src/compat/launch_symbols.cpp for callers that reach them by symbol.
+EXTRA_HOST_SYMBOLS = ("nvshmemx_collective_launch", "nvshmemx_collective_launch_query_gridsize")
+
+
 def gen_symbol_list(types):
-    names = [e.name for e in all_entries(types) if e.where != "device"]
+    names = [e.name for e in all_entries(types) if e.where != "device"] + list(EXTRA_HOST_SYMBOLS)
     return "\n".join(sorted(names)) + "\n"
 
 

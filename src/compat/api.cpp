@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "compat/entry.h"
+#include "core/kernel_launch.h"
 #include "core/runtime.h"
 #include "gshmem/compat/collective_launch.h"
 #include "util/log.h"
@@ -112,32 +113,7 @@ void vendor_get_version_info(int* major, int* minor, int* patch) {
 }  // namespace gshmem
 
 extern "C" int gshmemi_collective_launch_prepare(const char* api) {
-  using namespace gshmem;
-  Runtime& r = Runtime::instance();
-  if (r.init_state() == kNotInitialized) {
-    GSHMEM_ERROR("%s was called before nvshmem_init", api);
-    return NVSHMEMX_ERROR_GPU_NOT_SELECTED;
-  }
-  if (r.backend() != Backend::kGpu) {
-    GSHMEM_ERROR("%s: this job runs on the CPU backend (GSHMEM_BACKEND), which has no GPU to launch on", api);
-    return NVSHMEMX_ERROR_NOT_SUPPORTED;
-  }
-  Status s = r.ensure_bound(api);
-  if (!ok(s)) return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
-  if (r.gpu_sharing() == GpuSharing::kLimited) {
-    // The GPU runs the PEs' contexts in turns, so kernels that wait for each other still make progress
-    // (each waits through the others' time slices): allowed, as NVSHMEM allows it, with one warning.
-    static bool warned = false;
-    if (!warned) {
-      warned = true;
-      GSHMEM_WARN(kInit,
-                  "%s: PEs share a GPU (NVSHMEM_STATUS_LIMITED_MPG; the init warning names them): their grids are not "
-                  "resident at once, and kernels that wait for each other progress only as the GPU switches between "
-                  "the PEs' contexts, which makes every wait slow; give each PE a GPU of its own for full speed",
-                  api);
-    }
-  }
-  return 0;
+  return static_cast<int>(gshmem::prepare_collective_launch(api));
 }
 
 extern "C" void gshmemi_report_error(const char* api, const char* message) { GSHMEM_ERROR("%s: %s", api, message); }

@@ -69,6 +69,10 @@ class Runtime {
   GpuSharing gpu_sharing() const { return gpu_ ? gpu_->sharing() : GpuSharing::kOwn; }
   // The CUDA device ordinal of the bound GPU; -1 before binding and on the CPU backend.
   int cuda_device() const { return gpu_ ? gpu_->device() : -1; }
+  // Makes the bound GPU's context current on the calling thread (nothing before the GPU is bound).
+  void make_gpu_current() {
+    if (gpu_) gpu_->make_current();
+  }
   const Config& config() const { return config_; }
 
   // The job in words (gshmem_describe, gshmem-check, NVSHMEM_DEBUG=INFO). Valid after init.

@@ -79,7 +79,9 @@ namespace gshmem {
   X(cuModuleGetLoadingMode, 11070)                 \
   X(cuModuleGetGlobal, 3020)                       \
   X(cuLibraryGetGlobal, 12000)                     \
-  X(cuLaunchKernel, 4000)
+  X(cuLaunchKernel, 4000)                          \
+  X(cuLaunchCooperativeKernel, 9000)               \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)
 
 struct CudaDriver {
 #define GSHMEM_CUDA_DRIVER_MEMBER(name, version) PFN_##name##_v##version name = nullptr;

@@ -28,6 +28,32 @@ class SinglePe : public ::testing::Environment {
 };
 const auto* const env = ::testing::AddGlobalTestEnvironment(new SinglePe);
 
+// The collective launch's exported C symbols (NVSHMEM's library has them; gshmem's headers declare only inline
+// forms): present, and on the CPU backend refused with NVSHMEM's code and a message, never a crash.
+TEST(SinglePe, CollectiveLaunchSymbols) {
+  struct Dim3 {
+    unsigned x, y, z;
+  };
+  using Launch = int (*)(const void*, Dim3, Dim3, void**, size_t, void*);
+  using Query = int (*)(const void*, Dim3, void**, size_t, int*);
+  auto launch = reinterpret_cast<Launch>(dlsym(RTLD_DEFAULT, "nvshmemx_collective_launch"));
+  auto query = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "nvshmemx_collective_launch_query_gridsize"));
+  ASSERT_NE(launch, nullptr);
+  ASSERT_NE(query, nullptr);
+  int grid = -1;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(launch(reinterpret_cast<const void*>(&grid), Dim3{1, 1, 1}, Dim3{32, 1, 1}, nullptr, 0, nullptr),
+            NVSHMEMX_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(query(reinterpret_cast<const void*>(&grid), Dim3{32, 1, 1}, nullptr, 0, &grid),
+            NVSHMEMX_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(query(nullptr, Dim3{32, 1, 1}, nullptr, 0, nullptr), NVSHMEMX_ERROR_INVALID_VALUE);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(grid, -1);
+  EXPECT_NE(err.find("nvshmemx_collective_launch: this job runs on the CPU backend"), std::string::npos) << err;
+  EXPECT_NE(err.find("nvshmemx_collective_launch_query_gridsize: this job runs on the CPU backend"), std::string::npos)
+      << err;
+}
+
 TEST(SinglePe, Queries) {
   EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_IS_INITIALIZED);
   EXPECT_EQ(nvshmem_my_pe(), 0);
