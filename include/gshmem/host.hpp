@@ -87,6 +87,10 @@ GSHMEM_API Status make_unique_id(void* id, size_t bytes, const char* api = nullp
 GSHMEM_API Status finalize(const char* api = nullptr);
 // 0: not initialised; 1: initialised, the GPU not yet bound; 2: ready.
 GSHMEM_API int init_state();
+// Binds the GPU now where init left it for later (state 1: no device named, no CUDA context current; the first
+// allocation or barrier would bind it): the device named at init, else the current one, else the node rank
+// modulo the visible GPUs. Collective. Nothing to do in state 2 or on the CPU backend.
+GSHMEM_API Status bind_gpu(const char* api = nullptr);
 // Whether PEs share this PE's GPU (NVSHMEM's "limited MPG").
 GSHMEM_API bool gpu_shared();
 // The CUDA device ordinal of this PE's GPU; -1 on the CPU backend and before the GPU is bound.

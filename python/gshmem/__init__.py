@@ -21,6 +21,7 @@ anything is done; a failed collective raises :class:`Error`.
 from __future__ import annotations
 
 import os
+import sys as _sys
 import warnings
 from typing import Any, Optional, Sequence, Union
 
@@ -124,6 +125,9 @@ def init(
     every collective step is one of these calls. Calling init again after :func:`finalize` starts a new session.
     """
     dev = -1 if device is None else int(device)
+    torch = _sys.modules.get("torch")
+    if device is None and torch is not None and torch.cuda.is_initialized():
+        dev = torch.cuda.current_device()  # the device torch chose (its set_device need not make a context current)
     if unique_id is None and mpi_comm is not None:
         unique_id, rank, nranks = _from_mpi4py(mpi_comm)
     elif unique_id is None and process_group is not None:

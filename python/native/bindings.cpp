@@ -6,6 +6,7 @@
 #include <nvshmemx.h>
 
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 
 namespace gshmem {
@@ -78,9 +79,21 @@ const char* numpy_code() {
   } else if constexpr (std::is_same_v<T, char>) {
     return "i1";
   } else {
-    static_assert(std::is_integral_v<T>, "a field of a structure the bindings describe has no numpy code");
-    return std::is_signed_v<T> ? (sizeof(T) == 4 ? "i4" : "i8") : (sizeof(T) == 4 ? "u4" : "u8");
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
+                  "a field of a structure the bindings describe has no numpy code");
+    constexpr const char* kSigned[] = {"i1", "i2", nullptr, "i4", nullptr, nullptr, nullptr, "i8"};
+    constexpr const char* kUnsigned[] = {"u1", "u2", nullptr, "u4", nullptr, nullptr, nullptr, "u8"};
+    return std::is_signed_v<T> ? kSigned[sizeof(T) - 1] : kUnsigned[sizeof(T) - 1];
   }
+}
+
+// A structure with every byte zero, padding included, before its initializer's values are assigned (its bytes are
+// handed to Python as they are).
+template <class T>
+T zeroed() {
+  T t;
+  std::memset(static_cast<void*>(&t), 0, sizeof t);
+  return t;
 }
 
 struct Layout {
@@ -101,14 +114,18 @@ struct Layout {
 
 nb::dict binding_structs() {
   nb::dict d;
-  auto entry = [&](const char* name, size_t size, int64_t version, Layout& l) {
-    d[name] = nb::make_tuple(size, version, l.fields);
+  // Each with the bytes of its C initializer, which a new Python instance starts from.
+  auto entry = [&](const char* name, const auto& initial, Layout& l) {
+    d[name] =
+        nb::make_tuple(sizeof initial, nb::bytes(reinterpret_cast<const char*>(&initial), sizeof initial), l.fields);
   };
   {
     Layout l;
     GSHMEMPY_FIELD(l, nvshmemx_uniqueid_t, version);
     GSHMEMPY_ARRAY(l, nvshmemx_uniqueid_t, internal);
-    entry("uniqueid", sizeof(nvshmemx_uniqueid_t), NVSHMEMX_UNIQUEID_VERSION, l);
+    auto initial = zeroed<nvshmemx_uniqueid_t>();
+    initial = NVSHMEMX_UNIQUEID_INITIALIZER;
+    entry("uniqueid", initial, l);
   }
   {
     Layout l;
@@ -116,7 +133,9 @@ nb::dict binding_structs() {
     GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, id);
     GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, myrank);
     GSHMEMPY_FIELD(l, nvshmemx_uniqueid_args_t, nranks);
-    entry("uniqueid_args", sizeof(nvshmemx_uniqueid_args_t), NVSHMEMX_UNIQUEID_ARGS_VERSION, l);
+    auto initial = zeroed<nvshmemx_uniqueid_args_t>();
+    initial = NVSHMEMX_UNIQUEID_ARGS_INITIALIZER;
+    entry("uniqueid_args", initial, l);
   }
   {
     // The arguments inside (uniqueid_args, cuda_device_id) are set by set_attr_uniqueid_args and the C
@@ -125,7 +144,9 @@ nb::dict binding_structs() {
     GSHMEMPY_FIELD(l, nvshmemx_init_attr_t, version);
     GSHMEMPY_FIELD(l, nvshmemx_init_attr_t, mpi_comm);
     l.add("args", offsetof(nvshmemx_init_attr_t, args), "i1", sizeof(nvshmemx_init_args_t));
-    entry("init_attr", sizeof(nvshmemx_init_attr_t), NVSHMEM_INIT_ATTR_V2_IDENTIFIER, l);
+    auto initial = zeroed<nvshmemx_init_attr_t>();
+    initial = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    entry("init_attr", initial, l);
   }
   {
     Layout l;
@@ -133,8 +154,9 @@ nb::dict binding_structs() {
     GSHMEMPY_FIELD(l, nvshmem_team_config_t, num_contexts);
     GSHMEMPY_FIELD(l, nvshmem_team_config_t, uniqueid);
     GSHMEMPY_ARRAY(l, nvshmem_team_config_t, padding);
-    const nvshmem_team_config_t initial = NVSHMEM_TEAM_CONFIG_INITIALIZER;
-    entry("team_config", sizeof(nvshmem_team_config_t), initial.version, l);
+    auto initial = zeroed<nvshmem_team_config_t>();
+    initial = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+    entry("team_config", initial, l);
   }
   return d;
 }

@@ -37,8 +37,8 @@ extern const size_t kBindingCount;
 nb::object call_binding(const BindingEntry& e, const nb::args& a);
 // NVSHMEM's enum values by name, and the sizes of the structures the functions take by address.
 nb::dict binding_constants();
-// The structures the functions take by address, by nvshmem4py's class name: (sizeof, the C initializer's version
-// value, [(field, offset, numpy code, array length or 0)]), from the compat headers' definitions.
+// The structures the functions take by address, by nvshmem4py's class name: (sizeof, the bytes of the C
+// initializer, [(field, offset, numpy code, array length or 0)]), from the compat headers' definitions.
 nb::dict binding_structs();
 
 [[noreturn]] inline void bad_argument(const BindingEntry& e, size_t i, const char* what) {

@@ -346,9 +346,9 @@ WaitKind wait_kind_of(nb::dlpack::dtype t, const char* api) {
 // A wait's arguments, checked: the symmetric `ivars`, each compared with `value` (a scalar, or an array of one
 // value per element); `status` (int32, nonzero: left out) is optional.
 struct WaitArgs {
-  WaitKind kind;
-  size_t n;
-  int cmp;
+  WaitKind kind{};
+  size_t n = 0;
+  int cmp = 0;
   const int* status = nullptr;
   const void* values = nullptr;  // per element, else `scalar` for all
   uint64_t scalar = 0;
@@ -357,7 +357,10 @@ struct WaitArgs {
 
 WaitArgs wait_args(const ConstArray& ivars, nb::handle cmp, nb::handle value, const std::optional<ConstArray>& status,
                    const char* api) {
-  WaitArgs w{wait_kind_of(ivars.dtype(), api), count(ivars), comparison(cmp, api)};
+  WaitArgs w;
+  w.kind = wait_kind_of(ivars.dtype(), api);
+  w.n = count(ivars);
+  w.cmp = comparison(cmp, api);
   require_symmetric(ivars, "ivars", api);
   require_contiguous(ivars, "ivars", api);
   if (status) {
@@ -485,7 +488,7 @@ void require_count(const char* what, size_t got, size_t want, const std::string&
 // the stream checks and the arrays' framework must know it from init on. Collective, as init is.
 void init_and_bind(const host::InitAttr& a, const char* api) {
   check(host::init(a, api), api);
-  if (host::init_state() == 1) host::barrier_all(api);
+  check(host::bind_gpu(api), api);
 }
 
 }  // namespace

@@ -149,8 +149,19 @@ def test_structures(me, npes):
         many[3]
     with pytest.raises(TypeError, match="use .ptr"):
         int(many)
+    assert many[np.int64(1)] == uid  # any integer index
     with pytest.raises(ValueError, match="dtype"):
         b.uniqueid.from_data(np.zeros(2, np.int32))
+    with pytest.raises(ValueError, match="contiguous"):
+        b.uniqueid.from_data(many._data[::2])
+    assert len(many[::2]) == 2 and many[::2][1] == many[2]  # a strided slice is a contiguous copy
+
+    # The C initializer's values, not zeros: no rank nor size yet; padding does not count in ==.
+    args, other = b.uniqueid_args(), b.uniqueid_args()
+    assert (args.myrank, args.nranks, args.id) == (-1, -1, 0) and args.version == (1 << 16) + args._dtype.itemsize
+    raw = other._data.view(np.uint8)
+    raw[4:8] = 0xAB  # the padding between version and the pointer
+    assert args == other
 
     # set_attr_uniqueid_args fills an InitAttr's arguments with the rank, the size and the ID's address.
     attr = b.InitAttr()
@@ -177,6 +188,7 @@ def test_status_and_flags():
     assert b.Status.SUCCESS == 0 and b.Status(b.Status.ERROR_INVALID_VALUE).name == "ERROR_INVALID_VALUE"
     assert int(b.Flags.INIT_WITH_UNIQUEID) == 8 and int(b.Flags.INIT_WITH_MPI_COMM) == 2
     assert b.TEAM_WORLD == int(b.Team_id.TEAM_WORLD) and b.STATUS_IS_INITIALIZED == 2
+    assert b.TEAM_WORLD_INDEX == 0 and b.TEAM_SAME_MYPE_NODE_INDEX == 3  # aliases of the team values
     b.check_status(0)
     with pytest.raises(NvshmemError, match=r"ERROR_INVALID_VALUE \(1\)"):
         b.check_status(1)

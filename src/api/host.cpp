@@ -69,6 +69,10 @@ Status finalize(const char* api) { return rt().finalize(name(api, "gshmem::host:
 int init_state() { return rt().init_state(); }
 bool gpu_shared() { return rt().gpu_sharing() == GpuSharing::kLimited; }
 int cuda_device() { return rt().cuda_device(); }
+Status bind_gpu(const char* api) {
+  if (rt().init_state() != 1) return GSHMEM_SUCCESS;
+  return rt().ensure_bound(name(api, "gshmem::host::bind_gpu"));
+}
 int my_pe() { return rt().my_pe(); }
 int n_pes() { return rt().n_pes(); }
 void global_exit(int status) { rt().global_exit(status); }

@@ -249,6 +249,8 @@ class CudaGpuResources final : public GpuResources {
     if (destroyed_) return;
     destroyed_ = true;
     stop_exit_watcher();
+    CUcontext was = nullptr;  // what this thread had current: given back at the end
+    cu().cuCtxGetCurrent(&was);
     synchronize();
     proxy_.reset();
     net_proxy_.reset();
@@ -259,13 +261,16 @@ class CudaGpuResources final : public GpuResources {
     if (peer_table_) cu().cuMemFree(peer_table_);
     if (any_counter_) cu().cuMemFree(any_counter_);
     if (exit_request_) cu().cuMemFreeHost(exit_request_);
-    if (retained_) {
-      // The thread gets back the context it had before init: releasing the last reference deactivates the
-      // primary context, and a later session (or the program) must not find that handle current.
-      CUcontext cur = nullptr;
-      if (cu().cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx_) cu().cuCtxSetCurrent(previous_ctx_);
-      cu().cuDevicePrimaryCtxRelease(device_);
+    // The thread gets its context back. Where that was the primary context this library retained, releasing the
+    // last reference deactivates it, and a later session (or the program) must not find that handle current: the
+    // thread that bound the GPU gets the context it had before init (a context the program made must outlive
+    // finalize), any other thread none.
+    if (was != ctx_ || !retained_) {
+      cu().cuCtxSetCurrent(was);
+    } else {
+      cu().cuCtxSetCurrent(std::this_thread::get_id() == binding_thread_ ? previous_ctx_ : nullptr);
     }
+    if (retained_) cu().cuDevicePrimaryCtxRelease(device_);
   }
 
   // nvshmem_global_exit from a kernel writes {code, 2} into exit_request_ (host-pinned); this thread
@@ -298,6 +303,7 @@ class CudaGpuResources final : public GpuResources {
   CUdevice device_ = 0;
   CUcontext ctx_ = nullptr;
   CUcontext previous_ctx_ = nullptr;  // current on the binding thread before a retained context replaced it
+  std::thread::id binding_thread_;
   bool retained_ = false;
   bool destroyed_ = false;
   CUstream internal_stream_ = nullptr;
@@ -415,6 +421,7 @@ Status select_device(const GpuBinding& b, const char* api, CudaGpuResources* res
     GSHMEM_CU_CHECK(cuDevicePrimaryCtxRetain, &res->ctx_, res->device_);
     res->retained_ = true;
     res->previous_ctx_ = ctx;
+    res->binding_thread_ = std::this_thread::get_id();
     GSHMEM_CU_CHECK(cuCtxSetCurrent, res->ctx_);
   } else {
     res->ctx_ = ctx;

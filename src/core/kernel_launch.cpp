@@ -10,7 +10,9 @@
 
 namespace gshmem {
 
-Status prepare_collective_launch(const char* api) {
+namespace {
+
+Status check_gpu_job(const char* api) {
   Runtime& r = Runtime::instance();
   if (r.init_state() == kNotInitialized) {
     GSHMEM_ERROR("%s was called before nvshmem_init", api);
@@ -20,6 +22,14 @@ Status prepare_collective_launch(const char* api) {
     GSHMEM_ERROR("%s: this job runs on the CPU backend (GSHMEM_BACKEND), which has no GPU to launch on", api);
     return GSHMEM_ERROR_NOT_SUPPORTED;
   }
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+Status prepare_collective_launch(const char* api) {
+  GSHMEM_CHECK(check_gpu_job(api));
+  Runtime& r = Runtime::instance();
   if (!ok(r.ensure_bound(api))) return GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED;
   if (r.gpu_sharing() == GpuSharing::kLimited) {
     // The GPU runs the PEs' contexts in turns, so kernels that wait for each other still make progress
@@ -41,7 +51,7 @@ Status prepare_collective_launch(const char* api) {
 #ifndef GSHMEM_HAVE_CUDA
 
 Status collective_launch_grid(const void*, LaunchDims, size_t, int*, const char* api) {
-  Status s = prepare_collective_launch(api);
+  Status s = check_gpu_job(api);  // a job without CUDA runs on the CPU backend: refused there
   if (ok(s)) GSHMEM_ERROR("%s: this gshmem was built without CUDA", api);
   return ok(s) ? GSHMEM_ERROR_NOT_SUPPORTED : s;
 }
@@ -66,9 +76,16 @@ Status kernel_handle(const void* func, CUfunction* out, const char* api) {
     *out = static_cast<CUfunction>(const_cast<void*>(func));  // not in any loaded object: a driver handle
     return GSHMEM_SUCCESS;
   }
-  // cudaGetFuncBySymbol(cudaFunction_t*, const void*): a cudaFunction_t is a CUfunction.
+  // cudaGetFuncBySymbol(cudaFunction_t*, const void*): a cudaFunction_t is a CUfunction. The runtime the kernel's
+  // object registered with is among that object's dependencies (searched first: a libcudart loaded RTLD_LOCAL, as
+  // Python extensions load it, is not global), else any loaded globally.
   using GetFunc = int (*)(CUfunction*, const void*);
-  auto get = reinterpret_cast<GetFunc>(dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol"));
+  GetFunc get = nullptr;
+  if (void* object = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) {
+    get = reinterpret_cast<GetFunc>(dlsym(object, "cudaGetFuncBySymbol"));
+    dlclose(object);
+  }
+  if (get == nullptr) get = reinterpret_cast<GetFunc>(dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol"));
   if (get == nullptr) {
     GSHMEM_ERROR(
         "%s: func %p is a host function of %s, but this process has no shared CUDA runtime (libcudart.so) to ask "
@@ -107,7 +124,17 @@ Status resident_blocks(CUfunction f, LaunchDims block, size_t shared_bytes, int*
 }  // namespace
 
 Status collective_launch_grid(const void* func, LaunchDims block, size_t shared_bytes, int* blocks, const char* api) {
-  GSHMEM_CHECK(prepare_collective_launch(api));
+  // Not collective (a PE may ask alone): the bound GPU's context, or before the GPU is bound the one current here.
+  GSHMEM_CHECK(check_gpu_job(api));
+  Runtime& r = Runtime::instance();
+  r.make_gpu_current();
+  CUcontext ctx = nullptr;
+  GSHMEM_CU_CHECK(cuCtxGetCurrent, &ctx);
+  if (ctx == nullptr) {
+    GSHMEM_ERROR("%s: no GPU is bound yet and no CUDA context is current: select the device (cudaSetDevice) first",
+                 api);
+    return GSHMEM_ERROR_GPU_NOT_SELECTED;
+  }
   CUfunction f = nullptr;
   GSHMEM_CHECK(kernel_handle(func, &f, api));
   int per_sm = 0, sms = 0;

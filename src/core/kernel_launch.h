@@ -24,7 +24,8 @@ struct LaunchDims {
 };
 
 // The largest grid of `func` whose blocks (`block` threads, `shared_bytes` of dynamic shared memory) are all
-// resident on this PE's GPU at once. Binds the GPU first where it is not yet (collective then, as every launch is).
+// resident on this PE's GPU at once. Not collective: before the GPU is bound, the GPU of the context current here
+// (none: GSHMEM_ERROR_GPU_NOT_SELECTED).
 Status collective_launch_grid(const void* func, LaunchDims block, size_t shared_bytes, int* blocks, const char* api);
 
 // Launches `func` on `stream` with every block resident at once (a cooperative launch where the GPU has them):

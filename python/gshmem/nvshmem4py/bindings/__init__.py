@@ -11,7 +11,7 @@ raises :class:`NvshmemError` with the library's message, and nothing was done. B
 Every host function of gshmem's NVSHMEM API is here (a superset of nvshmem4py 0.4's list), with the structures
 they take by address as classes over numpy record arrays (``uniqueid``/``UniqueId``, ``InitAttr``/``init_attr``,
 ``team_config``/``TeamConfig``, ``uniqueid_args``): ``.ptr`` is the address to pass, the fields are properties, a
-new one holds the C initializer's values (its ``version`` set, the rest zero), and ``from_ptr`` / ``from_data``
+new one holds the C initializer's values, and ``from_ptr`` / ``from_data``
 wrap memory that exists. Their layouts come from the C headers. For example::
 
     uid = bindings.uniqueid()
@@ -26,6 +26,7 @@ wrap memory that exists. Their layouts come from the C headers. For example::
 from __future__ import annotations
 
 import enum as _enum
+import operator as _operator
 import struct as _struct
 
 import numpy as _np
@@ -74,8 +75,8 @@ Status = _enum_of("Status", "NVSHMEMX_", ("SUCCESS", "ERROR_INVALID_VALUE", "ERR
 Flags = _enum_of("Flags", "NVSHMEMX_", ("INIT_THREAD_PES", "INIT_WITH_MPI_COMM", "INIT_WITH_SHMEM", "INIT_WITH_UNIQUEID",
                                         "INIT_MAX"))
 # nvshmem4py's module-level names of the same values.
-globals().update({m.name: int(m) for m in Init_status if m.name.startswith("STATUS_")})
-globals().update({m.name: int(m) for m in Team_id})
+globals().update({k: int(v) for k, v in Init_status.__members__.items() if k.startswith("STATUS_")})
+globals().update({k: int(v) for k, v in Team_id.__members__.items()})  # aliases too: TEAM_WORLD_INDEX is 0
 TEAM_CONFIG_MASK_NUM_CONTEXTS: int = _C["NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS"]
 TEAM_CONFIG_MASK_UNIQUEID: int = _C["NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID"]
 
@@ -100,14 +101,14 @@ class _Struct:
 
     _c_name = ""
     _dtype: _np.dtype
-    _version = 0
+    _initial = b""  # the C initializer's bytes
+    _fields: Tuple[str, ...] = ()
     __slots__ = ("_data",)
 
     def __init__(self, size: int = 1) -> None:
         if int(size) < 1:
             raise ValueError(f"{type(self).__name__}: size must be at least 1, not {size}")
-        arr = _np.zeros(int(size), dtype=self._dtype)
-        arr["version"] = self._version
+        arr = _np.frombuffer(self._initial * int(size), dtype=self._dtype).copy()
         self._data = arr.view(_np.recarray)
 
     @property
@@ -126,7 +127,9 @@ class _Struct:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._data.size == other._data.size and bytes(self._data.tobytes()) == bytes(other._data.tobytes())
+        # Field by field: padding bytes that C left as they were do not count.
+        return self._data.size == other._data.size and all(
+            _np.array_equal(self._data[f], other._data[f]) for f in self._fields)
 
     __hash__ = None  # mutable
 
@@ -136,15 +139,20 @@ class _Struct:
         return f"<nvshmem.bindings.{what} ({self._c_name}) at {hex(self.ptr)}>"
 
     def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, int):
+        """An element (a view), a field's values by name, or a slice (a view where it is contiguous, else a copy)."""
+        try:
+            i = _operator.index(key)
+        except TypeError:
+            i = None
+        if i is not None:
             n = self._data.size
-            if not -n <= key < n:
-                raise IndexError(f"index {key} is out of bounds for {n} {self._c_name}")
-            key %= n
-            return type(self).from_data(self._data[key:key + 1])
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for {n} {self._c_name}")
+            i %= n
+            return type(self).from_data(self._data[i:i + 1])
         out = self._data[key]
         if isinstance(out, _np.ndarray) and out.dtype == self._dtype and out.ndim == 1:
-            return type(self).from_data(out)
+            return type(self).from_data(out if out.flags.c_contiguous else _np.ascontiguousarray(out))
         return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -158,6 +166,9 @@ class _Struct:
         if data.ndim != 1 or data.dtype != cls._dtype:
             raise ValueError(f"{cls.__name__}.from_data takes a one-dimensional array of dtype "
                              f"{cls.__name__}_dtype, not {data.ndim} dimension(s) of {data.dtype}")
+        if not data.flags.c_contiguous:
+            raise ValueError(f"{cls.__name__}.from_data takes a contiguous array (its .ptr is where C reads them "
+                             "one after another)")
         obj = cls.__new__(cls)
         obj._data = data.view(_np.recarray)
         return obj
@@ -191,17 +202,18 @@ def _field(name: str) -> property:
 
 
 def _struct_class(key: str, name: str, c_name: str) -> type:
-    size, version, fields = _STRUCTS[key]
+    size, initial, fields = _STRUCTS[key]
     dtype = _np.dtype({
         "names": [f[0] for f in fields],
         "formats": [(f[2], (f[3],)) if f[3] else f[2] for f in fields],
         "offsets": [f[1] for f in fields],
         "itemsize": size,
     })
-    attrs = {"__slots__": (), "_c_name": c_name, "_dtype": dtype, "_version": version,
+    shown = tuple(f[0] for f in fields if f[0] not in ("padding", "reserved"))
+    attrs = {"__slots__": (), "_c_name": c_name, "_dtype": dtype, "_initial": bytes(initial), "_fields": shown,
              "__doc__": f"NVSHMEM's {c_name}: ``{name}(size=1)`` holds ``size`` of them, as the C initializer sets "
                         "them; ``.ptr`` is the address to pass."}
-    attrs.update({f[0]: _field(f[0]) for f in fields if f[0] not in ("padding", "reserved")})
+    attrs.update({name: _field(name) for name in shown})
     cls = type(name, (_Struct,), attrs)
     globals()[key + "_dtype"] = dtype
     return cls
