@@ -82,6 +82,7 @@ constexpr unsigned kAmoReplyId = 2;        // the answer to an atomic and to a s
 constexpr unsigned kPutRequestId = 3;      // header DataRequest, the data as payload
 constexpr unsigned kGetRequestId = 4;      // header DataRequest
 constexpr unsigned kGetReplyId = 5;        // header AmoReply (no value), the data as payload
+constexpr unsigned kFlaggedId = 6;         // header Flagged, the data as payload; not answered
 constexpr size_t kStagedPiece = 4u << 20;  // the most one staged put or get carries
 struct AmoRequest {
   uint64_t id;  // the requester's, echoed in the reply
@@ -99,6 +100,14 @@ struct DataRequest {
   uint64_t offset;
   uint64_t bytes;
   int32_t from;  // the requesting PE
+  int32_t pad;
+};
+// A flagged message (put_flagged): the data to `offset`, then `flag` into the word at `flag_offset`.
+struct Flagged {
+  uint64_t offset;
+  uint64_t flag_offset;
+  uint64_t flag;
+  int32_t from;
   int32_t pad;
 };
 struct AmoReply {
@@ -132,11 +141,9 @@ class Ucx {
     wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
     s = ucp_worker_create(context_, &wp, &worker_);
     if (s != UCS_OK) return fail(why, len, "ucp_worker_create: %s", ucs_status_string(s));
-    const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {{kAmoRequestId, &Ucx::on_amo_request},
-                                                                    {kAmoReplyId, &Ucx::on_amo_reply},
-                                                                    {kPutRequestId, &Ucx::on_put_request},
-                                                                    {kGetRequestId, &Ucx::on_get_request},
-                                                                    {kGetReplyId, &Ucx::on_get_reply}};
+    const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {
+        {kAmoRequestId, &Ucx::on_amo_request}, {kAmoReplyId, &Ucx::on_amo_reply}, {kPutRequestId, &Ucx::on_put_request},
+        {kGetRequestId, &Ucx::on_get_request}, {kGetReplyId, &Ucx::on_get_reply}, {kFlaggedId, &Ucx::on_flagged}};
     for (const auto& [id, cb] : handlers) {
       ucp_am_handler_param_t hp{};
       hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
@@ -386,6 +393,25 @@ class Ucx {
     return 0;
   }
 
+  // One eager active message, in order with this PE's others to `pe` (one lane): the target applies the data,
+  // then the flag, and answers nothing, so a barrier's arrival costs one message instead of a put, the
+  // target's acknowledgement and a flush. Complete here when UCX took the message (the source reusable).
+  int put_flagged(int pe, uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag,
+                  char* why, size_t len) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (pe < 0 || pe >= sv_.size || !peers_[static_cast<size_t>(pe)].ep) {
+      return fail(why, len, "PE %d is not connected through UCX", pe);
+    }
+    Peer& peer = peers_[static_cast<size_t>(pe)];
+    if (peer.failed != UCS_OK) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peer.failed));
+    const Flagged header{offset, flag_offset, flag, sv_.rank, 0};
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r = ucp_am_send_nbx(peer.ep, kFlaggedId, &header, sizeof header, src, bytes, &p);
+    return finish(r, true, pe, lock, "ucp_am_send_nbx", why, len);
+  }
+
   int fence(char* why, size_t len) {
     std::unique_lock<std::mutex> lock(mu_);
     const ucs_status_t s = ucp_worker_fence(worker_);
@@ -411,6 +437,9 @@ class Ucx {
   int quiet(char* why, size_t len) {
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t covers = rma_ticket_;
+    // Nothing issued since the last quiet's flush (a barrier quiets twice: for the program's operations, then
+    // before its flags): a flush over TCP is a round trip to every peer, for nothing.
+    if (covers == quieted_ && in_flight_.empty() && flushed_ >= fences_ && !any_failed_) return 0;
     if (flush_worker(lock, why, len) != 0) return 1;
     wait_for_answers(lock, "a quiet");
     if (failed_amos(why, len) != 0) return 1;
@@ -429,6 +458,7 @@ class Ucx {
       }
     }
     verified_ = std::max(verified_, covers);
+    quieted_ = std::max(quieted_, covers);
     return 0;
   }
 
@@ -754,6 +784,19 @@ class Ucx {
     return UCS_OK;
   }
 
+  // The target side of put_flagged: the data into this PE's heap, then the flag (eager: the data is here).
+  static ucs_status_t on_flagged(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                 const ucp_am_recv_param_t* param) {
+    Ucx* self = static_cast<Ucx*>(arg);
+    if (header_length != sizeof(Flagged) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
+    Flagged m;
+    std::memcpy(&m, header, sizeof m);
+    if (length > 0 && self->sv_.local_copy(self->sv_.ctx, m.offset, data, length, 1) != 0) return UCS_OK;
+    uint64_t old = 0;
+    self->sv_.local_atomic(self->sv_.ctx, m.flag_offset, GSHMEM_TRANSPORT_AMO_STORE, 8, m.flag, 0, &old);
+    return UCS_OK;
+  }
+
   // The target side of a staged get: the data out of this PE's heap through gshmem, sent as the answer.
   static ucs_status_t on_get_request(void* arg, const void* header, size_t header_length, void*, size_t,
                                      const ucp_am_recv_param_t*) {
@@ -1059,6 +1102,7 @@ class Ucx {
   // with no failed connection among its targets; whether any connection failed.
   uint64_t rma_ticket_ = 0;
   uint64_t verified_ = 0;
+  uint64_t quieted_ = 0;  // the last ticket a quiet's flush completed (a quiet with nothing newer does nothing)
   bool any_failed_ = false;
   int failed_amo_pe_ = -1;  // a PE where an operation that nobody waits for failed
   Kind failed_kind_ = Kind::kAtomic;
@@ -1091,6 +1135,10 @@ int ucx_atomic(gshmem_transport_plugin_v1_t* p, int pe, uint64_t offset, int op,
 int ucx_fence(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->fence(why, len); }
 int ucx_quiet(gshmem_transport_plugin_v1_t* p, char* why, size_t len) { return self_of(p)->quiet(why, len); }
 int ucx_progress(gshmem_transport_plugin_v1_t* p) { return self_of(p)->progress(); }
+int ucx_put_flagged(gshmem_transport_plugin_v1_t* p, int pe, uint64_t offset, const void* src, size_t bytes,
+                    uint64_t flag_offset, uint64_t flag, char* why, size_t len) {
+  return self_of(p)->put_flagged(pe, offset, src, bytes, flag_offset, flag, why, len);
+}
 int ucx_finalize(gshmem_transport_plugin_v1_t* p) {
   Ucx* self = self_of(p);
   const int rc = self->finalize();
@@ -1126,6 +1174,7 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   p->fence = ucx_fence;
   p->quiet = ucx_quiet;
   p->progress = ucx_progress;
+  p->put_flagged = ucx_put_flagged;
   p->finalize = ucx_finalize;
   return 0;
 }

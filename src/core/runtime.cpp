@@ -18,6 +18,7 @@
 #include "gshmem/version.h"
 #include "team/predefined.h"
 #include "util/cuda_driver.h"
+#include "util/host_wait.h"
 #include "util/log.h"
 #include "util/socket.h"
 
@@ -234,6 +235,11 @@ Status Runtime::exchange_host_identity() {
   job_key_ = keys[0];
   job_token_ = keys[1];
   GSHMEM_INFO(kTopo, "host %s: %zu of %d PEs on this node", name.c_str(), node_pes_.size(), boot_->size());
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  host_oversubscribed().store(cpus > 0 && static_cast<long>(node_pes_.size()) > cpus, std::memory_order_relaxed);
+  if (host_oversubscribed().load(std::memory_order_relaxed)) {
+    GSHMEM_INFO(kTopo, "%zu PEs on %ld CPUs: waiting threads yield their CPU at every poll", node_pes_.size(), cpus);
+  }
   return GSHMEM_SUCCESS;
 }
 

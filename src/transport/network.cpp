@@ -254,6 +254,22 @@ Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t by
   });
 }
 
+Status NetworkTransport::put_flagged(int pe, uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset,
+                                     uint64_t flag) {
+  if (plugin_.put_flagged == nullptr || bytes > kFlaggedBytes || (staged_ && bytes > 0 && local_.on_gpu(src))) {
+    // The data, a fence (which keeps the flag behind the data at the target), the flag (a put: it has one
+    // writer and only grows, so it needs no atomic, which networks that emulate atomics apply in software).
+    if (bytes > 0) {
+      GSHMEM_CHECK(put(pe, offset, src, bytes, Completion::kBlocking));
+      GSHMEM_CHECK(fence());
+    }
+    return put(pe, flag_offset, &flag, sizeof flag, Completion::kBlocking);
+  }
+  return issue(log::format("a flagged message of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+    return plugin_.put_flagged(&plugin_, pe, offset, src, bytes, flag_offset, flag, why, len);
+  });
+}
+
 Status NetworkTransport::get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion) {
   if (staged_ && bytes > 0 && local_.on_gpu(dst)) return get_staged(dst, pe, offset, bytes);
   return issue(log::format("a get of %zu bytes", bytes), pe, [&](char* why, size_t len) {

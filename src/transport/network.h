@@ -82,6 +82,11 @@ class NetworkTransport {
                 Completion completion = Completion::kBlocking);
   Status fence();
   Status quiet();
+  // `bytes` (at most kFlaggedBytes) from host memory `src` to `offset` of `pe`, then `flag` into the 8-byte
+  // word at `flag_offset` (one writer, only grows): the peer sees the data when it sees the flag. One message
+  // where the plugin has put_flagged (transport_v1.h: no quiet waits for it), else a put, a fence and a put.
+  Status put_flagged(int pe, uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag);
+  static constexpr size_t kFlaggedBytes = 4096;
   // Takes what has arrived off the network on this thread, without waiting (the plugin's optional
   // progress, transport_v1.h); whether something moved. For threads that poll this PE's memory for what
   // a peer writes through the network.

@@ -74,12 +74,15 @@ class PeerPath {
   // as whole 8-byte words that the peer may be writing (records that teams exchange).
   virtual Status read(void* dst, uint64_t offset, size_t bytes) = 0;
   // A barrier's arrival: `value` into the 8-byte flag at `offset`, which only this PE writes and which
-  // only grows. Visible to the peer promptly; complete (for a later quiet) like a put.
+  // only grows. Visible to the peer promptly, and in the order this PE stored its flags there. Nothing
+  // waits for it to land, not even quiet (across the network it is one message that the peer applies on
+  // arrival): the peer waits for the flag itself, and the caller quiets first where earlier operations
+  // must land before it.
   virtual Status store_flag(uint64_t offset, uint64_t value) = 0;
   // A message: `bytes` from `src` (reusable on return) to `offset`, then `flag` into the 8-byte word at
-  // `flag_offset` as store_flag does (one writer, only grows). A peer that sees the flag sees the data.
-  // Complete (for a later quiet) like a put. The small collectives across the network send these
-  // (ll_algo.h, LLRound's messages): one one-way trip, where a put, a quiet and a barrier take three.
+  // `flag_offset` as store_flag does (one writer, only grows; not awaited by quiet). A peer that sees the flag
+  // sees the data. The small collectives across the network send these (ll_algo.h, LLRound's messages): one
+  // one-way trip, where a put, a quiet and a barrier take three.
   virtual Status put_flagged(uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag) = 0;
 
  private:

@@ -143,17 +143,10 @@ class NetworkPath final : public PeerPath {
     return net_.get(dst, pe(), offset, bytes, Completion::kBlocking);
   }
   Status store_flag(uint64_t offset, uint64_t value) override {
-    // A flag has one writer and only grows, so a put is all it needs (no atomic: networks that emulate
-    // atomics in software need the target's progress for them, and cannot apply them to GPU memory).
-    return net_.put(pe(), offset, &value, sizeof value, Completion::kBlocking);
+    return net_.put_flagged(pe(), 0, nullptr, 0, offset, value);
   }
   Status put_flagged(uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset, uint64_t flag) override {
-    // The data, a fence (which keeps the flag behind the data at the target), the flag.
-    if (bytes > 0) {
-      GSHMEM_CHECK(net_.put(pe(), offset, src, bytes, Completion::kBlocking));
-      GSHMEM_CHECK(net_.fence());
-    }
-    return store_flag(flag_offset, flag);
+    return net_.put_flagged(pe(), offset, src, bytes, flag_offset, flag);
   }
 
  private:

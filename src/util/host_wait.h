@@ -3,10 +3,19 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
 namespace gshmem {
+
+// Whether this node runs more PEs than it has CPUs (the runtime sets it at init). A waiting thread then yields
+// its CPU from the first poll: the PE it waits for may need that very CPU to arrive (measured on 2 cores with 4
+// PEs across the network: a barrier took 150 us with 200 polls of spinning first).
+inline std::atomic<bool>& host_oversubscribed() {
+  static std::atomic<bool> oversubscribed{false};
+  return oversubscribed;
+}
 
 // Work that a waiting thread does at each poll: the network's progress where a peer's write may come
 // through the network (TransportManager::poll_work), so that the thread that waits takes the message off
@@ -17,23 +26,26 @@ struct PollWork {
   bool operator()() const { return fn != nullptr && fn(ctx); }
 };
 
-// The pause between two polls of a condition that is still false. The first 200 polls follow each
-// other at once, so a wait that ends within microseconds pays nothing for pausing: a sleep, however
-// short, lasts ~50 us or more (Linux's timer slack). Measured on 2 x H200, a host
-// nvshmem_barrier_all took 16.5 us this way against 63.5 with short sleeps from the first poll.
-// Until poll 2000 the thread yields its CPU (PEs may outnumber cores); after that it sleeps 50 us,
-// after about a tenth of a second 1 ms, and after about a second more 5 ms: a wake-up costs tens of
-// microseconds of CPU on a virtual machine, so a PE that waits long for a late peer then costs its
-// core under 1% (and sees the wait's end up to 5 ms late).
+// The pause between two polls of a condition that is still false. The first 200 polls (none where the node
+// is oversubscribed) follow each other at once, so a wait that ends within microseconds pays nothing for pausing: a
+// sleep, however short, lasts ~50 us or more (Linux's timer slack). Measured on 2 x H200, a host nvshmem_barrier_all
+// took 16.5 us this way against 63.5 with short sleeps from the first poll. Until poll 2000 the thread yields its CPU
+// (PEs may outnumber cores); after that it sleeps 50 us, after about a tenth of a second 1 ms, and after about a second
+// more 5 ms: a wake-up costs tens of microseconds of CPU on a virtual machine, so a PE that waits long for a late peer
+// then costs its core under 1% (and sees the wait's end up to 5 ms late).
 class HostBackoff {
  public:
-  explicit HostBackoff(PollWork work = {}) : work_(work) {}
+  explicit HostBackoff(PollWork work = {})
+      : work_(work), spin_polls_(host_oversubscribed().load(std::memory_order_relaxed) ? 0 : kSpinPolls) {}
   // Does the poll's work, then pauses. Returns whether it slept: the caller's slower checks (how long it
   // has waited) belong there.
   bool pause() {
-    work_();
     const unsigned n = polls_ < ~0u ? polls_++ : polls_;
-    if (n < kSpinPolls) return false;
+    // Once the thread sleeps between polls it leaves the work to others: a network plugin's own thread, which
+    // stands aside only while a waiting thread polls it, wakes on a message and serves a peer's get or atomic at
+    // once instead of at this thread's next poll (tens of microseconds to milliseconds later).
+    if (n < kYieldPolls) work_();
+    if (n < spin_polls_) return false;
     if (n < kYieldPolls) {
       sched_yield();
       return false;
@@ -54,6 +66,7 @@ class HostBackoff {
   static constexpr unsigned kVeryLongWaitPolls = kLongWaitPolls + 1000;  // ~1 s more of 1 ms sleeps
   static constexpr int kVeryLongSleepUs = 5000;
   PollWork work_;
+  unsigned spin_polls_;
   unsigned polls_ = 0;
 };
 

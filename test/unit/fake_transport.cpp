@@ -46,7 +46,21 @@ int fake_atomic(gshmem_transport_plugin_v1_t*, int, uint64_t, int, int, uint64_t
   if (out_of_resources()) return GSHMEM_TRANSPORT_NO_RESOURCES;
   return issued(blocking);
 }
-int fake_fence(gshmem_transport_plugin_v1_t*, char*, size_t) { return 0; }
+int fake_fence(gshmem_transport_plugin_v1_t*, char*, size_t) {
+  ++g_state.fences;
+  return 0;
+}
+int fake_put_flagged(gshmem_transport_plugin_v1_t*, int, uint64_t offset, const void* src, size_t bytes,
+                     uint64_t flag_offset, uint64_t flag, char* why, size_t len) {
+  if (out_of_resources()) return GSHMEM_TRANSPORT_NO_RESOURCES;
+  if (offset + bytes > g_state.remote.size() || flag_offset + 8 > g_state.remote.size()) {
+    return std::snprintf(why, len, "outside PE 1's heap") > 0;
+  }
+  ++g_state.flagged;
+  if (bytes > 0) std::memcpy(g_state.remote.data() + offset, src, bytes);
+  std::memcpy(g_state.remote.data() + flag_offset, &flag, sizeof flag);
+  return GSHMEM_TRANSPORT_OK;
+}
 int fake_quiet(gshmem_transport_plugin_v1_t*, char*, size_t) {
   ++g_state.quiets;
   return 0;
@@ -74,6 +88,8 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   g_state.quiets = 0;
   g_state.progress_calls = 0;
   g_state.progress_moves = 0;
+  g_state.flagged = 0;
+  g_state.fences = 0;
   p->abi_version = GSHMEM_TRANSPORT_PLUGIN_ABI;
   p->name = "fake";
   p->caps = 0;
@@ -87,5 +103,6 @@ extern "C" __attribute__((visibility("default"))) int gshmem_transport_plugin_in
   p->quiet = fake_quiet;
   p->progress = g_state.has_progress ? fake_progress : nullptr;
   p->finalize = fake_finalize;
+  p->put_flagged = g_state.has_put_flagged ? fake_put_flagged : nullptr;
   return 0;
 }

@@ -33,6 +33,11 @@ struct FakeTransportState {
   bool has_progress = true;
   int progress_calls = 0;
   int progress_moves = 0;
+  // put_flagged: whether the plugin offers it (read by init), the messages it sent (data, then the flag
+  // into the 8-byte word at flag_offset of PE 1's heap), and fences so far.
+  bool has_put_flagged = true;
+  int flagged = 0;
+  int fences = 0;
 };
 
 using FakeTransportStateFn = FakeTransportState* (*)();

@@ -151,14 +151,57 @@ TEST_F(NetworkStaging, ProgressAsksThePluginAndSaysWhetherSomethingMoved) {
   EXPECT_EQ(fake_->progress_calls, 2);
 }
 
-// A wait's backoff does its work (the network's progress) at every poll, also once it sleeps.
-TEST(HostBackoffWork, EveryPauseDoesTheWork) {
+// put_flagged (ABI 9): one message through the plugin where it has the call; otherwise, or for more than it
+// carries, or from a GPU buffer of a staged heap, the data, a fence and the flag as puts. Either way the data and
+// the flag land at the peer.
+TEST_F(NetworkStaging, PutFlaggedIsOneMessageWhereThePluginHasIt) {
+  const char data[24] = "a collective's packet";
+  uint64_t got = 0;
+  ASSERT_EQ(net_->put_flagged(1, 4096, data, sizeof data, 8192, 7), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->flagged, 1);
+  EXPECT_TRUE(fake_->calls.empty());  // no put
+  EXPECT_EQ(std::memcmp(fake_->remote.data() + 4096, data, sizeof data), 0);
+  std::memcpy(&got, fake_->remote.data() + 8192, sizeof got);
+  EXPECT_EQ(got, 7u);
+  ASSERT_EQ(net_->put_flagged(1, 0, nullptr, 0, 8192, 9), GSHMEM_SUCCESS);  // a barrier's arrival: the flag alone
+  EXPECT_EQ(fake_->flagged, 2);
+  std::memcpy(&got, fake_->remote.data() + 8192, sizeof got);
+  EXPECT_EQ(got, 9u);
+  EXPECT_EQ(fake_->quiets, 0);
+  EXPECT_EQ(fake_->fences, 0);
+  // More than a message carries: the data, a fence, the flag, as puts.
+  std::vector<char> big(NetworkTransport::kFlaggedBytes + 1, 'b');
+  ASSERT_EQ(net_->put_flagged(1, 65536, big.data(), big.size(), 8192, 11), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->flagged, 2);
+  ASSERT_EQ(fake_->calls.size(), 2u);
+  EXPECT_EQ(fake_->calls[0].bytes, big.size());
+  EXPECT_EQ(fake_->calls[1].offset, 8192u);
+  EXPECT_EQ(fake_->calls[1].bytes, 8u);
+  EXPECT_EQ(fake_->fences, 1);
+  std::memcpy(&got, fake_->remote.data() + 8192, sizeof got);
+  EXPECT_EQ(got, 11u);
+  // Out of resources: issued again after a quiet, as every operation.
+  fake_->no_resources = 1;
+  ASSERT_EQ(net_->put_flagged(1, 0, nullptr, 0, 8192, 12), GSHMEM_SUCCESS);
+  EXPECT_EQ(fake_->flagged, 3);
+  EXPECT_EQ(fake_->quiets, 1);
+}
+
+// A wait's backoff does its work (the network's progress) at every poll until it sleeps between polls.
+TEST(HostBackoffWork, EveryPollingPauseDoesTheWorkASleepingOneLeavesIt) {
   int calls = 0;
   HostBackoff backoff(PollWork{[](void* n) { return ++*static_cast<int*>(n) > 0; }, &calls});
-  int slept = 0;
-  for (int i = 0; i < 2100; ++i) slept += backoff.pause() ? 1 : 0;
-  EXPECT_EQ(calls, 2100);
-  EXPECT_GT(slept, 0);
+  int slept = 0, first_sleep = -1;
+  for (int i = 0; i < 2100; ++i) {
+    const bool s = backoff.pause();
+    slept += s ? 1 : 0;
+    if (s && first_sleep < 0) first_sleep = i;
+  }
+  // Every pause of the spinning and yielding phases did the work; none of the sleeping ones (the plugin's own
+  // thread serves the network then), so the count stopped where the sleeps began.
+  ASSERT_GT(first_sleep, 0);
+  EXPECT_EQ(calls, first_sleep);
+  EXPECT_EQ(slept, 2100 - first_sleep);
 }
 
 // progress is optional: a plugin without it is accepted, and asking for progress then does nothing.
@@ -248,6 +291,37 @@ TEST_F(NetworkStaging, PeersReachTheHeapThroughLocalCopy) {
   EXPECT_EQ(std::memcmp(back, data, sizeof data), 0);
   // Outside the heap: refused (and logged), nothing written.
   EXPECT_NE(sv.local_copy(sv.ctx, heap_.size() - 4, data, sizeof data, 1), 0);
+}
+
+// put_flagged is optional too: without it the data, a fence and the flag go as puts, and land the same.
+TEST(NetworkPutFlaggedOptional, APluginWithoutItGetsPutsAndAFence) {
+  void* lib = dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW);
+  ASSERT_NE(lib, nullptr);
+  auto state = reinterpret_cast<FakeTransportStateFn>(dlsym(lib, FAKE_TRANSPORT_STATE_SYMBOL));
+  ASSERT_NE(state, nullptr);
+  state()->has_put_flagged = false;
+  std::unique_ptr<Bootstrap> boot = make_single_bootstrap();
+  std::unique_ptr<NetworkTransport> net;
+  std::string why;
+  LocalMemory local;
+  local.on_gpu = [](const void*) { return false; };
+  const Status s = NetworkTransport::open(
+      GSHMEM_FAKE_TRANSPORT, boot.get(), {0, 1}, std::move(local), [](int, const char*, double, double) {}, &net, &why);
+  state()->has_put_flagged = true;
+  ASSERT_EQ(s, GSHMEM_SUCCESS) << why;
+  const char data[8] = "packet";
+  ASSERT_EQ(net->put_flagged(1, 128, data, sizeof data, 256, 3), GSHMEM_SUCCESS);
+  EXPECT_EQ(state()->flagged, 0);
+  ASSERT_EQ(state()->calls.size(), 2u);
+  EXPECT_EQ(state()->calls[0].offset, 128u);
+  EXPECT_EQ(state()->calls[1].offset, 256u);
+  EXPECT_EQ(state()->fences, 1);
+  uint64_t flag = 0;
+  std::memcpy(&flag, state()->remote.data() + 256, sizeof flag);
+  EXPECT_EQ(flag, 3u);
+  EXPECT_EQ(std::memcmp(state()->remote.data() + 128, data, sizeof data), 0);
+  net->finalize();
+  dlclose(lib);
 }
 
 }  // namespace

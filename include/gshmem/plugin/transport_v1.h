@@ -44,8 +44,9 @@ extern "C" {
 #endif
 
 /* 2: services.local_atomic; 3: atomic's `blocking`; 4: staged memory; 5: services.waiting; 6: the
- * results _IN_PROGRESS and _NO_RESOURCES; 7: progress; 8: GSHMEM_TRANSPORT_AMO_FADD and 2-byte words */
-#define GSHMEM_TRANSPORT_PLUGIN_ABI 8
+ * results _IN_PROGRESS and _NO_RESOURCES; 7: progress; 8: GSHMEM_TRANSPORT_AMO_FADD and 2-byte words;
+ * 9: put_flagged */
+#define GSHMEM_TRANSPORT_PLUGIN_ABI 9
 #define GSHMEM_TRANSPORT_PLUGIN_INIT_SYMBOL "gshmem_transport_plugin_init"
 
 /* What a call returns. */
@@ -158,6 +159,15 @@ struct gshmem_transport_plugin_v1 {
    * a PE that skipped a collective is diagnosed by the core only if the others can see it leave).
    * Returns 0 or non-zero. */
   int (*finalize)(gshmem_transport_plugin_v1_t *self);
+  /* Optional (NULL: the core puts the data, fences and puts the flag). One message to `pe`: `bytes` bytes
+   * (at most 4 KiB; 0: none) from `src` to heap offset `heap_offset`, then the 8-byte `flag` into heap offset
+   * `flag_offset`, which only this PE writes there and which only grows (a barrier's arrival, a collective's
+   * packet): the target sees the flag after the data, and sees this PE's flags to it in the order they were
+   * sent. `src` may be reused on return. Nothing waits for the target to apply it, not even quiet: the target
+   * waits for the flag itself, and the core quiets before it where earlier operations must land first. The
+   * network library's own messages, applied through services.local_copy and local_atomic (STORE). */
+  int (*put_flagged)(gshmem_transport_plugin_v1_t *self, int pe, uint64_t heap_offset, const void *src, size_t bytes,
+                     uint64_t flag_offset, uint64_t flag, char *why, size_t why_len);
 };
 
 /* Initialises the plugin with gshmem's services (copied by the plugin). `abi_version` is the version
