@@ -197,20 +197,22 @@ Status NetworkTransport::add_memory(void* addr, uint64_t bytes, uint64_t offset,
 }
 
 template <class Call>
-Status NetworkTransport::issue(const std::string& what, int pe, Call&& call) {
-  char why[512] = "";
+Status NetworkTransport::issue(const char* what, size_t bytes, int pe, Call&& call) {
+  char why[512];
   for (int tries = 1;; ++tries) {
     why[0] = '\0';
     const int rc = call(why, sizeof why);
     if (rc == GSHMEM_TRANSPORT_OK || rc == GSHMEM_TRANSPORT_IN_PROGRESS) return GSHMEM_SUCCESS;
-    if (rc != GSHMEM_TRANSPORT_NO_RESOURCES) return failed(what.c_str(), pe, why);
+    // The operation's description is made only here, off the path of an operation that went.
+    const std::string named = log::format("%s of %zu bytes", what, bytes);
+    if (rc != GSHMEM_TRANSPORT_NO_RESOURCES) return failed(named.c_str(), pe, why);
     if (tries == kTries) {
       std::snprintf(why, sizeof why, "the network library stayed out of resources through %d tries, each after a quiet",
                     kTries);
-      return failed(what.c_str(), pe, why);
+      return failed(named.c_str(), pe, why);
     }
     GSHMEM_TRACE(kTransport, "%s: %s with PE %d: out of resources, completing what is outstanding first", plugin_.name,
-                 what.c_str(), pe);
+                 named.c_str(), pe);
     GSHMEM_CHECK(quiet());
   }
 }
@@ -226,7 +228,7 @@ Status NetworkTransport::put_staged(int pe, uint64_t offset, const void* src, si
     const size_t n = std::min(host.size(), bytes - at);
     GSHMEM_CHECK(local_.copy(host.data(), static_cast<const char*>(src) + at, n));
     // Blocking: the host buffer is reused for the next piece (remote completion is still by quiet).
-    GSHMEM_CHECK(issue(log::format("a put of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+    GSHMEM_CHECK(issue("a put", bytes, pe, [&](char* why, size_t len) {
       return plugin_.put(&plugin_, pe, offset + at, host.data(), n, 1, why, len);
     }));
   }
@@ -237,7 +239,7 @@ Status NetworkTransport::get_staged(void* dst, int pe, uint64_t offset, size_t b
   std::vector<char> host(std::min(bytes, kStagePiece));
   for (size_t at = 0; at < bytes; at += host.size()) {
     const size_t n = std::min(host.size(), bytes - at);
-    GSHMEM_CHECK(issue(log::format("a get of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+    GSHMEM_CHECK(issue("a get", bytes, pe, [&](char* why, size_t len) {
       return plugin_.get(&plugin_, host.data(), pe, offset + at, n, 1, why, len);
     }));
     GSHMEM_CHECK(local_.copy(static_cast<char*>(dst) + at, host.data(), n));
@@ -249,7 +251,7 @@ Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t by
   // A GPU buffer that the network library cannot read goes through host memory (complete on return: a
   // non-blocking put completes early, which its contract allows).
   if (staged_ && bytes > 0 && local_.on_gpu(src)) return put_staged(pe, offset, src, bytes);
-  return issue(log::format("a put of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+  return issue("a put", bytes, pe, [&](char* why, size_t len) {
     return plugin_.put(&plugin_, pe, offset, src, bytes, completion != Completion::kNbi, why, len);
   });
 }
@@ -265,20 +267,20 @@ Status NetworkTransport::put_flagged(int pe, uint64_t offset, const void* src, s
     }
     return put(pe, flag_offset, &flag, sizeof flag, Completion::kBlocking);
   }
-  return issue(log::format("a flagged message of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+  return issue("a flagged message", bytes, pe, [&](char* why, size_t len) {
     return plugin_.put_flagged(&plugin_, pe, offset, src, bytes, flag_offset, flag, why, len);
   });
 }
 
 Status NetworkTransport::get(void* dst, int pe, uint64_t offset, size_t bytes, Completion completion) {
   if (staged_ && bytes > 0 && local_.on_gpu(dst)) return get_staged(dst, pe, offset, bytes);
-  return issue(log::format("a get of %zu bytes", bytes), pe, [&](char* why, size_t len) {
+  return issue("a get", bytes, pe, [&](char* why, size_t len) {
     return plugin_.get(&plugin_, dst, pe, offset, bytes, completion != Completion::kNbi, why, len);
   });
 }
 
 Status NetworkTransport::atomic(int pe, uint64_t offset, const Amo& amo, uint64_t* fetched, Completion completion) {
-  return issue(log::format("an atomic of %d bytes", amo.bytes), pe, [&](char* why, size_t len) {
+  return issue("an atomic", static_cast<size_t>(amo.bytes), pe, [&](char* why, size_t len) {
     return plugin_.atomic(&plugin_, pe, offset, static_cast<int>(amo.op), amo.bytes, amo.operand, amo.compare, fetched,
                           completion == Completion::kBlocking ? 1 : 0, why, len);
   });

@@ -105,9 +105,9 @@ class NetworkTransport {
 
   // Issues a put, get or atomic through `call(why, why_len)` (a plugin call): _OK and _IN_PROGRESS are
   // issued; _NO_RESOURCES completes what is outstanding (a quiet) and tries again, at most kTries times;
-  // anything else fails with the plugin's reason and `what` (the operation, for the message).
+  // anything else fails with the plugin's reason and "`what` of `bytes` bytes" (the operation, for the message).
   template <class Call>
-  Status issue(const std::string& what, int pe, Call&& call);
+  Status issue(const char* what, size_t bytes, int pe, Call&& call);
   static constexpr int kTries = 64;
 
   // A put or get of this PE's GPU buffer through host buffers, in pieces (staged heaps).
