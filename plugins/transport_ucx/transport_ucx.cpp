@@ -404,6 +404,13 @@ class Ucx {
     }
     Peer& peer = peers_[static_cast<size_t>(pe)];
     if (peer.failed != UCS_OK) return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(peer.failed));
+    // Refused here, as a put would be, rather than dropped at the target (where nobody would hear of it).
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    if ((bytes > 0 && !target(pe, offset, bytes, &raddr, &rkey)) || !target(pe, flag_offset, 8, &raddr, &rkey)) {
+      return fail(why, len, "heap offset %llu or %llu of PE %d is not registered with UCX", ull(offset),
+                  ull(flag_offset), pe);
+    }
     const Flagged header{offset, flag_offset, flag, sv_.rank, 0};
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -439,7 +446,10 @@ class Ucx {
     const uint64_t covers = rma_ticket_;
     // Nothing issued since the last quiet's flush (a barrier quiets twice: for the program's operations, then
     // before its flags): a flush over TCP is a round trip to every peer, for nothing.
-    if (covers == quieted_ && in_flight_.empty() && flushed_ >= fences_ && !any_failed_) return 0;
+    if (covers == quieted_ && in_flight_.empty() && flushed_ >= fences_ && !any_failed_ && failed_amo_pe_ < 0) {
+      ucp_worker_progress(worker_);  // a caller that retries after NO_RESOURCES relies on a quiet's progress
+      return 0;
+    }
     if (flush_worker(lock, why, len) != 0) return 1;
     wait_for_answers(lock, "a quiet");
     if (failed_amos(why, len) != 0) return 1;
@@ -468,6 +478,17 @@ class Ucx {
     // may have closed its side already) and without waiting for the peers.
     {
       std::unique_lock<std::mutex> lock(mu_);
+      // The last barrier's arrivals are messages that nobody acknowledged: give them up to 100 ms to leave
+      // before the endpoints close (a peer that closed already fails the flush; that is ignored).
+      ucp_request_param_t fp{};
+      ucs_status_ptr_t flushing = ucp_worker_flush_nbx(worker_, &fp);
+      if (UCS_PTR_IS_PTR(flushing)) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        while (ucp_request_check_status(flushing) == UCS_INPROGRESS && std::chrono::steady_clock::now() < until) {
+          ucp_worker_progress(worker_);
+        }
+        ucp_request_free(flushing);  // one still in progress is released when it completes (or fails)
+      }
       std::vector<ucs_status_ptr_t> closing;
       for (Peer& peer : peers_) {
         for (RemoteRegion& r : peer.regions) {
@@ -791,9 +812,30 @@ class Ucx {
     if (header_length != sizeof(Flagged) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
     Flagged m;
     std::memcpy(&m, header, sizeof m);
-    if (length > 0 && self->sv_.local_copy(self->sv_.ctx, m.offset, data, length, 1) != 0) return UCS_OK;
-    uint64_t old = 0;
-    self->sv_.local_atomic(self->sv_.ctx, m.flag_offset, GSHMEM_TRANSPORT_AMO_STORE, 8, m.flag, 0, &old);
+    auto lost = [&](const char* what, uint64_t at) {
+      char line[200];
+      std::snprintf(line, sizeof line, "a flagged message from PE %d was lost: %s at heap offset %llu failed", m.from,
+                    what, ull(at));
+      self->sv_.log(self->sv_.ctx, 0, line);
+      return UCS_OK;
+    };
+    if (length > 0 && self->sv_.local_copy(self->sv_.ctx, m.offset, data, length, 1) != 0)
+      return lost("copying its data", m.offset);
+    // The flag only grows: a message that arrived late never lowers it (UCX does not promise the order of
+    // active messages, though one lane keeps it).
+    uint64_t seen = 0;
+    if (self->sv_.local_atomic(self->sv_.ctx, m.flag_offset, GSHMEM_TRANSPORT_AMO_LOAD, 8, 0, 0, &seen) != 0) {
+      return lost("reading the flag", m.flag_offset);
+    }
+    while (seen < m.flag) {
+      uint64_t old = 0;
+      if (self->sv_.local_atomic(self->sv_.ctx, m.flag_offset, GSHMEM_TRANSPORT_AMO_CSWAP, 8, m.flag, seen, &old) !=
+          0) {
+        return lost("storing the flag", m.flag_offset);
+      }
+      if (old == seen) break;
+      seen = old;
+    }
     return UCS_OK;
   }
 

@@ -1,5 +1,6 @@
 #include "core/runtime.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -235,7 +236,10 @@ Status Runtime::exchange_host_identity() {
   job_key_ = keys[0];
   job_token_ = keys[1];
   GSHMEM_INFO(kTopo, "host %s: %zu of %d PEs on this node", name.c_str(), node_pes_.size(), boot_->size());
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  // The CPUs this process may run on (a cpuset or a launcher's binding narrows them), counted as the node's.
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  const long cpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : sysconf(_SC_NPROCESSORS_ONLN);
   host_oversubscribed().store(cpus > 0 && static_cast<long>(node_pes_.size()) > cpus, std::memory_order_relaxed);
   if (host_oversubscribed().load(std::memory_order_relaxed)) {
     GSHMEM_INFO(kTopo, "%zu PEs on %ld CPUs: waiting threads yield their CPU at every poll", node_pes_.size(), cpus);

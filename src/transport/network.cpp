@@ -184,6 +184,7 @@ Status NetworkTransport::failed(const char* what, int pe, const char* why) const
 
 Status NetworkTransport::add_memory(void* addr, uint64_t bytes, uint64_t offset, bool gpu_memory) {
   char why[512] = "";
+  gpu_heap_ = gpu_heap_ || gpu_memory;
   const int type = staged_      ? GSHMEM_TRANSPORT_MEM_STAGED
                    : gpu_memory ? GSHMEM_TRANSPORT_MEM_CUDA
                                 : GSHMEM_TRANSPORT_MEM_HOST;
@@ -258,7 +259,10 @@ Status NetworkTransport::put(int pe, uint64_t offset, const void* src, size_t by
 
 Status NetworkTransport::put_flagged(int pe, uint64_t offset, const void* src, size_t bytes, uint64_t flag_offset,
                                      uint64_t flag) {
-  if (plugin_.put_flagged == nullptr || bytes > kFlaggedBytes || (staged_ && bytes > 0 && local_.on_gpu(src))) {
+  // A GPU heap takes the puts: the target would apply a message through a kernel from the plugin's thread,
+  // which may queue behind the program's own kernels (the GPU backend's collectives do not send these anyway).
+  if (plugin_.put_flagged == nullptr || bytes > kFlaggedBytes || gpu_heap_ ||
+      (staged_ && bytes > 0 && local_.on_gpu(src))) {
     // The data, a fence (which keeps the flag behind the data at the target), the flag (a put: it has one
     // writer and only grows, so it needs no atomic, which networks that emulate atomics apply in software).
     if (bytes > 0) {

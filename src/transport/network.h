@@ -117,6 +117,7 @@ class NetworkTransport {
   Bootstrap* boot_ = nullptr;
   LocalMemory local_;
   bool staged_ = false;
+  bool gpu_heap_ = false;  // some of the heap is GPU memory (add_memory)
   friend int services_allgather(void* ctx, const void* mine, void* all, size_t bytes);
   friend int services_local_atomic(void* ctx, uint64_t offset, int op, int bytes, uint64_t operand, uint64_t compare,
                                    uint64_t* old);
