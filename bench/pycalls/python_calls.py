@@ -20,6 +20,27 @@ def time_us(iters, warmup, f):
     return (time.perf_counter() - t0) * 1e6 / iters
 
 
+BATCH = 100
+
+
+def time_stream_us(iters, warmup, f, sync):
+    """The on-stream forms: the host's cost per call, in batches of BATCH with the stream drained between them
+    (not timed), as host_calls.cpp times them."""
+    for _ in range(warmup):
+        f()
+    sync()
+    gshmem.barrier_all()
+    spent, done = 0.0, 0
+    while done < iters:
+        t0 = time.perf_counter()
+        for _ in range(BATCH):
+            f()
+        spent += time.perf_counter() - t0
+        sync()
+        done += BATCH
+    return spent * 1e6 / done
+
+
 def main():
     iters = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
     warmup = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
@@ -34,10 +55,10 @@ def main():
             gshmem.put, gshmem.get, gshmem.p, gshmem.atomic_fetch_add, gshmem.barrier_all, gshmem.reduce)
         rows = []
 
-        def one_sided(op, f):
+        def one_sided(op, f, stream=False):
             us = 0.0
             if me == 0:
-                us = time_us(iters, warmup, f)
+                us = time_stream_us(iters, warmup, f, sync) if stream else time_us(iters, warmup, f)
             else:
                 barrier_all()
             barrier_all()
@@ -51,6 +72,18 @@ def main():
         one_sided("atomic_fetch_add_8B", lambda: fadd(box, 1, peer))
         rows.append(("barrier_all", time_us(iters // 4, warmup // 4, barrier_all)))
         rows.append(("reduce_sum_8B", time_us(iters // 4, warmup // 4, lambda: reduce(dst, src, "sum"))))
+        # On the default stream (0: CUDA's legacy stream; on the CPU backend the calls run at once).
+        sync = lambda: None  # noqa: E731
+        if gshmem.cuda_device() >= 0:
+            import torch
+
+            sync = torch.cuda.synchronize
+        one_sided("put_on_stream_8B", lambda: put(box, src, peer, stream=0), stream=True)
+        rows.append(("barrier_all_on_stream",
+                     time_stream_us(iters // 4, warmup // 4, lambda: barrier_all(stream=0), sync)))
+        rows.append(("reduce_sum_on_stream_8B",
+                     time_stream_us(iters // 4, warmup // 4, lambda: reduce(dst, src, "sum", stream=0), sync)))
+        sync()
         if me == 0:
             for op, us in rows:
                 print(f"{op} {us:.3f}", flush=True)
