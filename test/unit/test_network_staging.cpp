@@ -204,24 +204,39 @@ TEST(HostBackoffWork, EveryPollingPauseDoesTheWorkASleepingOneLeavesIt) {
   EXPECT_EQ(slept, 2100 - first_sleep);
 }
 
+// The fake plugin opened with one of its optional calls left out (`option` off while its init reads it).
+class FakeWithout {
+ public:
+  explicit FakeWithout(bool FakeTransportState::*option) : lib_(dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW)) {
+    auto fn = lib_ ? reinterpret_cast<FakeTransportStateFn>(dlsym(lib_, FAKE_TRANSPORT_STATE_SYMBOL)) : nullptr;
+    if (!fn) return;
+    state = fn();
+    state->*option = false;
+    status = NetworkTransport::open(
+        GSHMEM_FAKE_TRANSPORT, boot_.get(), {0, 1}, LocalMemory{}, [](int, const char*, double, double) {}, &net, &why);
+    state->*option = true;
+  }
+  ~FakeWithout() {
+    if (net) net->finalize();
+    if (lib_) dlclose(lib_);
+  }
+  FakeTransportState* state = nullptr;
+  std::unique_ptr<NetworkTransport> net;
+  Status status = GSHMEM_ERROR_INTERNAL;
+  std::string why;
+
+ private:
+  void* lib_;
+  std::unique_ptr<Bootstrap> boot_ = make_single_bootstrap();
+};
+
 // progress is optional: a plugin without it is accepted, and asking for progress then does nothing.
 TEST(NetworkProgressOptional, APluginWithoutProgressIsAccepted) {
-  void* lib = dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW);
-  ASSERT_NE(lib, nullptr);
-  auto state = reinterpret_cast<FakeTransportStateFn>(dlsym(lib, FAKE_TRANSPORT_STATE_SYMBOL));
-  ASSERT_NE(state, nullptr);
-  state()->has_progress = false;
-  std::unique_ptr<Bootstrap> boot = make_single_bootstrap();
-  std::unique_ptr<NetworkTransport> net;
-  std::string why;
-  const Status s = NetworkTransport::open(
-      GSHMEM_FAKE_TRANSPORT, boot.get(), {0, 1}, LocalMemory{}, [](int, const char*, double, double) {}, &net, &why);
-  state()->has_progress = true;
-  ASSERT_EQ(s, GSHMEM_SUCCESS) << why;
-  EXPECT_FALSE(net->progress());
-  EXPECT_EQ(state()->progress_calls, 0);
-  net->finalize();
-  dlclose(lib);
+  FakeWithout fake(&FakeTransportState::has_progress);
+  ASSERT_NE(fake.state, nullptr);
+  ASSERT_EQ(fake.status, GSHMEM_SUCCESS) << fake.why;
+  EXPECT_FALSE(fake.net->progress());
+  EXPECT_EQ(fake.state->progress_calls, 0);
 }
 
 TEST_F(NetworkStaging, StagedHeapIsNotRegistered) {
@@ -295,33 +310,21 @@ TEST_F(NetworkStaging, PeersReachTheHeapThroughLocalCopy) {
 
 // put_flagged is optional too: without it the data, a fence and the flag go as puts, and land the same.
 TEST(NetworkPutFlaggedOptional, APluginWithoutItGetsPutsAndAFence) {
-  void* lib = dlopen(GSHMEM_FAKE_TRANSPORT, RTLD_NOW);
-  ASSERT_NE(lib, nullptr);
-  auto state = reinterpret_cast<FakeTransportStateFn>(dlsym(lib, FAKE_TRANSPORT_STATE_SYMBOL));
-  ASSERT_NE(state, nullptr);
-  state()->has_put_flagged = false;
-  std::unique_ptr<Bootstrap> boot = make_single_bootstrap();
-  std::unique_ptr<NetworkTransport> net;
-  std::string why;
-  LocalMemory local;
-  local.on_gpu = [](const void*) { return false; };
-  const Status s = NetworkTransport::open(
-      GSHMEM_FAKE_TRANSPORT, boot.get(), {0, 1}, std::move(local), [](int, const char*, double, double) {}, &net, &why);
-  state()->has_put_flagged = true;
-  ASSERT_EQ(s, GSHMEM_SUCCESS) << why;
+  FakeWithout fake(&FakeTransportState::has_put_flagged);
+  ASSERT_NE(fake.state, nullptr);
+  ASSERT_EQ(fake.status, GSHMEM_SUCCESS) << fake.why;
+  FakeTransportState* state = fake.state;
   const char data[8] = "packet";
-  ASSERT_EQ(net->put_flagged(1, 128, data, sizeof data, 256, 3), GSHMEM_SUCCESS);
-  EXPECT_EQ(state()->flagged, 0);
-  ASSERT_EQ(state()->calls.size(), 2u);
-  EXPECT_EQ(state()->calls[0].offset, 128u);
-  EXPECT_EQ(state()->calls[1].offset, 256u);
-  EXPECT_EQ(state()->fences, 1);
+  ASSERT_EQ(fake.net->put_flagged(1, 128, data, sizeof data, 256, 3), GSHMEM_SUCCESS);
+  EXPECT_EQ(state->flagged, 0);
+  ASSERT_EQ(state->calls.size(), 2u);
+  EXPECT_EQ(state->calls[0].offset, 128u);
+  EXPECT_EQ(state->calls[1].offset, 256u);
+  EXPECT_EQ(state->fences, 1);
   uint64_t flag = 0;
-  std::memcpy(&flag, state()->remote.data() + 256, sizeof flag);
+  std::memcpy(&flag, state->remote.data() + 256, sizeof flag);
   EXPECT_EQ(flag, 3u);
-  EXPECT_EQ(std::memcmp(state()->remote.data() + 128, data, sizeof data), 0);
-  net->finalize();
-  dlclose(lib);
+  EXPECT_EQ(std::memcmp(state->remote.data() + 128, data, sizeof data), 0);
 }
 
 }  // namespace
