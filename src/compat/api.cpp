@@ -116,4 +116,15 @@ extern "C" int gshmemi_collective_launch_prepare(const char* api) {
   return static_cast<int>(gshmem::prepare_collective_launch(api));
 }
 
+extern "C" int gshmemi_collective_launch_check_grid(const char* api, unsigned grid[3], const unsigned block[3],
+                                                    size_t shared_bytes, int per_sm, int sms) {
+  gshmem::LaunchDims g{grid[0], grid[1], grid[2]};
+  const gshmem::Status s = gshmem::check_collective_grid(&g, gshmem::LaunchDims{block[0], block[1], block[2]},
+                                                         shared_bytes, per_sm, sms, api);
+  grid[0] = g.x;
+  grid[1] = g.y;
+  grid[2] = g.z;
+  return static_cast<int>(s);
+}
+
 extern "C" void gshmemi_report_error(const char* api, const char* message) { GSHMEM_ERROR("%s: %s", api, message); }

@@ -48,6 +48,31 @@ Status prepare_collective_launch(const char* api) {
   return GSHMEM_SUCCESS;
 }
 
+Status check_collective_grid(LaunchDims* grid, LaunchDims block, size_t shared_bytes, int per_sm, int sms,
+                             const char* api) {
+  const int max = per_sm * sms;
+  const int zeros = (grid->x == 0) + (grid->y == 0) + (grid->z == 0);
+  if (zeros == 3) {
+    *grid = LaunchDims{static_cast<unsigned>(max), 1, 1};
+  } else if (zeros != 0) {
+    GSHMEM_ERROR(
+        "%s: the grid (%u, %u, %u) mixes zero and non-zero sizes: give every size, or all zeros for the largest grid "
+        "that fits",
+        api, grid->x, grid->y, grid->z);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  const unsigned long long n = static_cast<unsigned long long>(grid->x) * grid->y * grid->z;
+  if (max == 0 || n > static_cast<unsigned long long>(max)) {
+    GSHMEM_ERROR(
+        "%s: a grid of %llu blocks cannot be resident on the GPU at once: with %u threads per block and %zu bytes of "
+        "dynamic shared memory, %d block(s) fit per SM on %d SMs, so at most %d; launch fewer blocks "
+        "(nvshmemx_collective_launch_query_gridsize tells how many), or smaller ones",
+        api, n, block.x * block.y * block.z, shared_bytes, per_sm, sms, max);
+    return GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED;
+  }
+  return GSHMEM_SUCCESS;
+}
+
 #ifndef GSHMEM_HAVE_CUDA
 
 Status collective_launch_grid(const void*, LaunchDims, size_t, int*, const char* api) {
@@ -150,26 +175,7 @@ Status collective_launch(const void* func, LaunchDims grid, LaunchDims block, vo
   GSHMEM_CHECK(kernel_handle(func, &f, api));
   int per_sm = 0, sms = 0;
   GSHMEM_CHECK(resident_blocks(f, block, shared_bytes, &per_sm, &sms, api));
-  const int max = per_sm * sms;
-  const int zeros = (grid.x == 0) + (grid.y == 0) + (grid.z == 0);
-  if (zeros == 3) {
-    grid = LaunchDims{static_cast<unsigned>(max), 1, 1};
-  } else if (zeros != 0) {
-    GSHMEM_ERROR(
-        "%s: the grid (%u, %u, %u) mixes zero and non-zero sizes: give every size, or all zeros for the largest grid "
-        "that fits",
-        api, grid.x, grid.y, grid.z);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  const unsigned long long n = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
-  if (max == 0 || n > static_cast<unsigned long long>(max)) {
-    GSHMEM_ERROR(
-        "%s: a grid of %llu blocks cannot be resident on the GPU at once: with %u threads per block and %zu bytes of "
-        "dynamic shared memory, %d block(s) fit per SM on %d SMs, so at most %d; launch fewer blocks "
-        "(nvshmemx_collective_launch_query_gridsize tells how many), or smaller ones",
-        api, n, block.x * block.y * block.z, shared_bytes, per_sm, sms, max);
-    return GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED;
-  }
+  GSHMEM_CHECK(check_collective_grid(&grid, block, shared_bytes, per_sm, sms, api));
   CUdevice dev = 0;
   int cooperative = 0;
   GSHMEM_CU_CHECK(cuCtxGetDevice, &dev);

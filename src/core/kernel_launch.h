@@ -28,6 +28,13 @@ struct LaunchDims {
 // (none: GSHMEM_ERROR_GPU_NOT_SELECTED).
 Status collective_launch_grid(const void* func, LaunchDims block, size_t shared_bytes, int* blocks, const char* api);
 
+// The grid rule of every collective launch (the headers' inline forms and the exported symbols): with `per_sm`
+// blocks fitting per SM on `sms` SMs, an all-zero `grid` becomes the largest that fits; a grid that mixes zero and
+// non-zero sizes (GSHMEM_ERROR_INVALID_VALUE) or does not fit (GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED) is refused,
+// the reason logged for `api`.
+Status check_collective_grid(LaunchDims* grid, LaunchDims block, size_t shared_bytes, int per_sm, int sms,
+                             const char* api);
+
 // Launches `func` on `stream` with every block resident at once (a cooperative launch where the GPU has them):
 // a grid of all zeros is the largest that fits; a grid that does not fit, or mixes zero and non-zero sizes, is
 // refused with the reason. Collective.

@@ -25,6 +25,11 @@ extern "C" {
 /* Completes initialisation on every PE (binds the GPU) before a collective launch; returns 0, or an
  * NVSHMEMX_ERROR_* code after logging why. Collective. */
 GSHMEM_API int gshmemi_collective_launch_prepare(const char *api);
+/* The grid rule of a collective launch, `per_sm` blocks fitting per SM on `sms` SMs: an all-zero `grid` becomes the
+ * largest that fits; a grid mixing zero and non-zero sizes, or one that does not fit, is refused with the reason
+ * logged for `api`. Returns 0 or an NVSHMEMX_ERROR_* code. */
+GSHMEM_API int gshmemi_collective_launch_check_grid(const char *api, unsigned grid[3], const unsigned block[3],
+                                                    size_t shared_bytes, int per_sm, int sms);
 /* Logs an error of `api` through gshmem's logging (NVSHMEM_DEBUG, NVSHMEM_DEBUG_FILE). */
 GSHMEM_API void gshmemi_report_error(const char *api, const char *message);
 #ifdef __cplusplus
@@ -99,30 +104,11 @@ inline int collective_launch(cudaLaunchConfig_t config, const void *func, void *
   int per_sm = 0, sms = 0;
   const int max = co_resident_blocks(func, config.blockDim, config.dynamicSmemBytes, &per_sm, &sms, api);
   if (max < 0) return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
-  dim3 &grid = config.gridDim;
-  const int zeros = (grid.x == 0) + (grid.y == 0) + (grid.z == 0);
-  if (zeros == 3) {
-    grid = dim3(static_cast<unsigned>(max), 1, 1);
-  } else if (zeros != 0) {
-    std::snprintf(msg, sizeof msg,
-                  "the grid (%u, %u, %u) mixes zero and non-zero sizes: give every size, or all zeros for the "
-                  "largest grid that fits",
-                  grid.x, grid.y, grid.z);
-    gshmemi_report_error(api, msg);
-    return NVSHMEMX_ERROR_INVALID_VALUE;
-  }
-  const unsigned long long blocks =
-      static_cast<unsigned long long>(grid.x) * grid.y * static_cast<unsigned long long>(grid.z);
-  if (max == 0 || blocks > static_cast<unsigned long long>(max)) {
-    const dim3 &b = config.blockDim;
-    std::snprintf(msg, sizeof msg,
-                  "a grid of %llu blocks cannot be resident on the GPU at once: with %u threads per block and %zu "
-                  "bytes of dynamic shared memory, %d block(s) fit per SM on %d SMs, so at most %d; launch fewer "
-                  "blocks (nvshmemx_collective_launch_query_gridsize tells how many), or smaller ones",
-                  blocks, b.x * b.y * b.z, config.dynamicSmemBytes, per_sm, sms, max);
-    gshmemi_report_error(api, msg);
-    return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
-  }
+  unsigned grid[3] = {config.gridDim.x, config.gridDim.y, config.gridDim.z};
+  const unsigned block[3] = {config.blockDim.x, config.blockDim.y, config.blockDim.z};
+  rc = gshmemi_collective_launch_check_grid(api, grid, block, config.dynamicSmemBytes, per_sm, sms);
+  if (rc != 0) return rc;
+  config.gridDim = dim3(grid[0], grid[1], grid[2]);
   int device = 0, cooperative = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
