@@ -20,6 +20,7 @@
 // transports without them, TCP among them). A thread per PE progresses the worker and then sleeps on
 // the worker's event descriptor (ucp_worker_arm) with a timeout (progress_loop says why), so an idle PE
 // uses no core. The worker is UCS_THREAD_MODE_SERIALIZED: every call into it holds `mu`.
+#include <dlfcn.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <ucp/api/ucp.h>
@@ -1019,6 +1020,21 @@ class Ucx {
     return 0;
   }
 
+  // While a thread of the program captures a CUDA graph in the global mode (the default), CUDA refuses calls
+  // that may synchronise (cuStreamSynchronize among them) in every other thread that has not relaxed its own
+  // mode, and UCX makes such calls when it moves a message into GPU memory (cuda_copy): in this thread, the
+  // copy failed and UCX aborted the process. Where the program has loaded CUDA's driver, this thread relaxes
+  // its mode, as the core's proxy threads do; the plugin itself does not link CUDA.
+  static void relax_cuda_capture_mode() {
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (driver == nullptr) return;
+    using ExchangeMode = int (*)(int*);
+    auto exchange = reinterpret_cast<ExchangeMode>(dlsym(driver, "cuThreadExchangeStreamCaptureMode"));
+    int mode = 2;  // CU_STREAM_CAPTURE_MODE_RELAXED
+    if (exchange != nullptr) exchange(&mode);
+    dlclose(driver);  // NOLOAD took a reference of its own; the program keeps the driver loaded
+  }
+
   // Progresses the worker while it has work, then sleeps until the network has something for it. The
   // sleep has a timeout: a transport may finish asynchronous work (a copy into GPU memory, for one)
   // without signalling the worker's event descriptor, and such work waits for the next progress call.
@@ -1027,6 +1043,7 @@ class Ucx {
   // message through this thread: a wake-up per message halved the put bandwidth of 64 KiB messages,
   // docs/network.md), and sleeps once nothing came for that long, so an idle PE burns no core.
   void progress_loop() {
+    relax_cuda_capture_mode();
     int timeout_ms = kPollMinMs;
     auto last_active = std::chrono::steady_clock::now();
     while (!stop_.load(std::memory_order_acquire)) {
