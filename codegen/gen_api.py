@@ -751,7 +751,10 @@ def gen_device_header(types):
            "#pragma once", "",
            "#if defined(__CUDA_ARCH__)",
            '#include "gshmem/device/device.cuh"', "",
-           "#define GSHMEMI_DEVICE static __device__ __forceinline__", ""]
+           "// The device library (src/devlib) defines GSHMEMI_DEVICE first, to make each an exported C function.",
+           "#ifndef GSHMEMI_DEVICE",
+           "#define GSHMEMI_DEVICE static __device__ __forceinline__",
+           "#endif", ""]
     entries = all_entries(types)
     for e in entries:
         if e.where == "host":

@@ -25,6 +25,41 @@ namespace gshmem {
 namespace dev {
 namespace detail_coll {
 
+#if defined(__clang__)
+// clang's CUDA headers (which build the device library, devlib/) declare no __ldcg for plain words: the
+// same load, ld.global.cg, written out.
+__device__ __forceinline__ unsigned char ldcg_word(const unsigned char* p) {
+  unsigned short v;
+  asm("ld.global.cg.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  return static_cast<unsigned char>(v);
+}
+__device__ __forceinline__ unsigned short ldcg_word(const unsigned short* p) {
+  unsigned short v;
+  asm("ld.global.cg.u16 %0, [%1];" : "=h"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ unsigned int ldcg_word(const unsigned int* p) {
+  unsigned int v;
+  asm("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ unsigned long long ldcg_word(const unsigned long long* p) {
+  unsigned long long v;
+  asm("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ uint4 ldcg_word(const uint4* p) {
+  uint4 v;
+  asm("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+#else
+template <class W>
+__device__ __forceinline__ W ldcg_word(const W* p) {
+  return __ldcg(p);
+}
+#endif
+
 // A load of a peer's element through L2 only (a peer's data changes between collectives).
 template <class T>
 __device__ __forceinline__ T load_cg(const T* p) {
@@ -36,7 +71,7 @@ __device__ __forceinline__ T load_cg(const T* p) {
                                 typename std::conditional<sizeof(T) == 4, unsigned int,
                                                           typename std::conditional<sizeof(T) == 8, unsigned long long,
                                                                                     uint4>::type>::type>::type>::type;
-  const Word w = __ldcg(reinterpret_cast<const Word*>(p));
+  const Word w = ldcg_word(reinterpret_cast<const Word*>(p));
   T v;
   memcpy(&v, &w, sizeof v);
   return v;

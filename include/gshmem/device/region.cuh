@@ -38,7 +38,8 @@ struct Slot {
   uint32_t active;
 };
 
-__device__ __forceinline__ Slot& slot() {
+// Internal linkage: the block's slot is one per module, and the device library (devlib/) exports no name of it.
+static __device__ __forceinline__ Slot& slot() {
   __shared__ Slot s;
   return s;
 }

@@ -6,7 +6,10 @@
 #if defined(__CUDA_ARCH__)
 #include "gshmem/device/device.cuh"
 
+// The device library (src/devlib) defines GSHMEMI_DEVICE first, to make each an exported C function.
+#ifndef GSHMEMI_DEVICE
 #define GSHMEMI_DEVICE static __device__ __forceinline__
+#endif
 
 // Ends every PE of the job with exit status `status` (from a kernel too: the kernel does not finish).
 GSHMEMI_DEVICE void nvshmem_global_exit(int status) { gshmem::dev::global_exit(status); }
