@@ -5,8 +5,9 @@
 #   setup.sh all    also installs GoogleTest (libgtest-dev), python3, pkg-config and UCX's headers
 #                   (libucx-dev, for the network transport plugin), and for the Python package Debian's
 #                   python3-dev, -numpy, -pytest, -pip and -torch (CPU-only) and nanobind from PyPI (into
-#                   the build folder); builds everything: the tests, examples, perftests, the UCX plugin
-#                   and the Python package
+#                   the build folder), and clang-19 with llvm-19 (the bitcode device library); builds
+#                   everything: the tests, examples, perftests, the UCX plugin, the Python package and,
+#                   where the CUDA toolkit's headers are, the bitcode device library
 # Packages are installed as root through apt-get; otherwise the script says what to install.
 # The CUDA toolkit is optional: with nvcc on the PATH or in /usr/local/cuda the GPU backend is built
 # (and, with `all`, the device tests and device perftests).
@@ -46,6 +47,14 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "setup: please install: ${need[*]} (Debian/Ubuntu package names)" >&2
     exit 1
   fi
+fi
+# clang and LLVM's tools build the bitcode device library (devlib/) where the CUDA toolkit's headers are;
+# Debian 12 has clang-19. Without them the library is not built and its test reports skipped.
+if [ "$what" = all ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v clang++-19 >/dev/null; then
+  echo "setup: installing clang-19 and llvm-19 (for the bitcode device library)"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get update -qq && apt-get install -y -qq --no-install-recommends clang-19 llvm-19 >/dev/null; } ||
+    echo "setup: clang-19 could not be installed: the bitcode device library is not built" >&2
 fi
 if [ ${#optional[@]} -gt 0 ]; then
   echo "setup: installing ${optional[*]} (for the Python package)"
