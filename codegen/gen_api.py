@@ -798,6 +798,11 @@ def gen_symbol_list(types):
     return "\n".join(sorted(names)) + "\n"
 
 
+def gen_device_signatures(types):
+    """Every device name with its return type and parameter list (gshmem.triton's table of the device library)."""
+    return "".join(f"{e.ret.strip()}|{e.name}|{e.params}\n" for e in all_entries(types) if e.where != "host")
+
+
 def gen_device_name_list(types):
     """Every device name with its parameter list."""
     return "".join(f"{e.name}|{e.params}\n" for e in all_entries(types) if e.where != "host")
@@ -1058,6 +1063,7 @@ OUTPUTS = {
     "src/compat/gen/nvshmem_host.cpp": gen_host_source,
     "codegen/gen/host_symbols.txt": gen_symbol_list,
     "codegen/gen/device_names.txt": gen_device_name_list,
+    "python/gshmem/device_api.txt": gen_device_signatures,
     "test/gpu/gen/rma_names.cuh": gen_gpu_names_test,
     **{f"test/compile/gen/all_names_part{k}.cu": (lambda types, k=k: gen_all_names_test(types, k))
        for k in range(ALL_NAMES_PARTS)},

@@ -85,6 +85,12 @@ else
         echo "setup: nanobind could not be installed from PyPI: the Python package is not built" >&2
     fi
     python=(-DGSHMEM_PYTHON_EXECUTABLE="$py" -Dnanobind_DIR="$pydeps/nanobind/cmake")
+    # Triton (PyPI), for gshmem.triton's test: kernels compiled to PTX without a GPU. As root only: it goes into
+    # the system's Python, beside Debian's torch.
+    if [ "$(id -u)" = 0 ] && ! "$py" -c "import triton" 2>/dev/null; then
+      "$py" -m pip install -q --disable-pip-version-check --break-system-packages "triton>=3.4,<4" ||
+        echo "setup: Triton could not be installed from PyPI: gshmem.triton's test reports skipped" >&2
+    fi
   fi
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_BUILD_TESTS=ON \
     -DGSHMEM_BUILD_EXAMPLES=ON -DGSHMEM_BUILD_PERFTESTS=ON "${ucx[@]}" "${python[@]}"

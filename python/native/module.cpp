@@ -617,6 +617,30 @@ NB_MODULE(_native, m) {
   m.def("n_pes", &host::n_pes, "The number of PEs of the job.");
   m.def("cuda_device", &host::cuda_device, "The CUDA device of this PE's heap; -1 on the CPU backend.");
   m.def(
+      "module_init",
+      [](uint64_t handle, bool library) {
+        void* h = reinterpret_cast<void*>(static_cast<uintptr_t>(handle));
+        if (library) {
+          check(host::culibrary_init(h, "gshmem.module_init"), "gshmem.module_init");
+        } else {
+          check(host::cumodule_init(h, "gshmem.module_init"), "gshmem.module_init");
+        }
+      },
+      "handle"_a, "library"_a = false,
+      "Sets up gshmem's state in a CUDA module (a CUmodule handle as an int; library=True: a CUlibrary) that links "
+      "the device library; the library writes it again after each change, until module_finalize.");
+  m.def(
+      "module_finalize",
+      [](uint64_t handle, bool library) {
+        void* h = reinterpret_cast<void*>(static_cast<uintptr_t>(handle));
+        if (library) {
+          check(host::culibrary_finalize(h, "gshmem.module_finalize"), "gshmem.module_finalize");
+        } else {
+          check(host::cumodule_finalize(h, "gshmem.module_finalize"), "gshmem.module_finalize");
+        }
+      },
+      "handle"_a, "library"_a = false, "Stops writing gshmem's state into a module that module_init set up.");
+  m.def(
       "live_arrays", []() { return Registry::instance().live_count(); },
       "How many symmetric allocations made through Python are not freed.");
 

@@ -93,3 +93,16 @@ def test_bad_team_stream_and_dtype(box):
         gshmem.empty(4, "complex64")
     with pytest.raises(gshmem.UsageError, match="like='jax'"):
         gshmem.empty(4, "int32", like="jax")
+
+
+def test_module_init_refusals():
+    # Setting up a module for the bitcode device library: a NULL handle is named; on the CPU backend's build (no CUDA)
+    # the refusal says so. Nothing is registered either way.
+    import gshmem.devlib
+
+    with pytest.raises(gshmem.Error, match="gshmem.module_init: the module is NULL"):
+        gshmem.devlib.module_init(0)
+    if gshmem.cuda_device() < 0:
+        with pytest.raises(gshmem.Error, match="gshmem.module_init"):
+            gshmem.devlib.module_init(0x1000)
+    gshmem.barrier_all()

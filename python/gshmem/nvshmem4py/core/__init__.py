@@ -530,16 +530,39 @@ def team_translate_pe(src_team: int, src_pe: int, dest_team: int) -> int:
     return _native.team_translate_pe(int(src_team), int(src_pe), int(dest_team))
 
 
+def _handle(obj: Any) -> int:
+    h = getattr(obj, "handle", obj)  # a cuda.core object, a cuda.bindings handle, or an int
+    return int(h)
+
+
+@_translated
 def module_init(mod: Any) -> None:
-    raise NvshmemError("module_init: kernels that call gshmem from Python are not supported yet")
+    """Sets up gshmem's state in a loaded CUDA module (CUmodule) that links the bitcode device library."""
+    from ... import devlib
+
+    devlib.module_init(_handle(mod), library=False)
 
 
+@_translated
 def module_finalize(mod: Any) -> None:
-    raise NvshmemError("module_finalize: kernels that call gshmem from Python are not supported yet")
+    from ... import devlib
+
+    devlib.module_finalize(_handle(mod), library=False)
 
 
-library_init = module_init
-library_finalize = module_finalize
+@_translated
+def library_init(lib: Any) -> None:
+    """The same for a CUlibrary (cuda.core's ObjectCode loads its code as one)."""
+    from ... import devlib
+
+    devlib.module_init(_handle(lib), library=True)
+
+
+@_translated
+def library_finalize(lib: Any) -> None:
+    from ... import devlib
+
+    devlib.module_finalize(_handle(lib), library=True)
 
 __all__ = sorted(
     name

@@ -1,0 +1,245 @@
+"""gshmem's device API in Triton kernels: NVSHMEM's device functions as Triton extern functions over the bitcode device
+library (gshmem.devlib), with nothing to call after a kernel compiles.
+
+    import gshmem.triton as nvshmem          # torch's wrappers: import torch...._nvshmem_triton as nvshmem
+
+    @gshmem.triton.jit                       # triton.jit, and the library linked into every launch
+    def ring(dst, src, sig, nbytes, BLOCK: tl.constexpr):
+        me = nvshmem.my_pe()
+        nvshmem.putmem_signal_block(dst, src, nbytes, sig, 1, nvshmem.SIGNAL_SET, (me + 1) % nvshmem.n_pes())
+        nvshmem.signal_wait_until(sig, nvshmem.CMP_EQ, 1)
+
+Every device name of the library is here under its NVSHMEM name (gshmem.triton.nvshmemx_putmem_signal_block), and
+the names torch's and Triton-distributed's wrappers use without the prefix (putmem_signal_block, signal_wait_until,
+barrier_all, ...), resolved in that order: `nvshmemx_<name>`, then `nvshmem_<name>`. Arguments follow the C
+signature, converted as those wrappers pass them: a pointer as a Triton pointer or an int64 address, a PE or team
+as any integer; a function that returns void gives an int32 to ignore. Triton calls a scalar extern function in
+every thread of the program (the block), so the _block forms are the ones to call for data; a thread-scope call
+(nvshmem_putmem) is made by every thread.
+
+Set-up: importing this module adds a hook to Triton's module loading (triton.knobs.runtime.kernel_load_end_hook;
+older Triton: CompiledKernel._init_handles) that sets up each module linking the library (gshmem.devlib.module_init)
+as it loads, before its first launch; a kernel in a module that was not set up (loaded some other way) stops with
+a message that says so. `extern_libs()` gives the launch argument for kernels launched without gshmem.triton.jit.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+try:
+    import triton
+    import triton.language as tl
+    from triton.language import core
+except ImportError as e:  # pragma: no cover - the message is the test
+    raise ImportError("gshmem.triton needs Triton: pip install triton") from e
+
+from . import devlib
+
+LIB_NAME = "libnvshmem_device"  # the extern_libs key torch's wrappers use
+
+# NVSHMEM's enumerations, as the device library takes them.
+CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = 0, 1, 2, 3, 4, 5
+SIGNAL_SET, SIGNAL_ADD = 9, 10
+TEAM_WORLD, TEAM_SHARED, TEAM_NODE = 0, 1, 2  # NVSHMEM_TEAM_WORLD, _SHARED, NVSHMEMX_TEAM_NODE
+
+_SCALARS = {
+    "char": core.int8, "signed char": core.int8, "int8_t": core.int8, "unsigned char": core.uint8,
+    "uint8_t": core.uint8, "short": core.int16, "int16_t": core.int16, "unsigned short": core.uint16,
+    "uint16_t": core.uint16, "int": core.int32, "int32_t": core.int32, "nvshmem_team_t": core.int32,
+    "unsigned int": core.uint32, "uint32_t": core.uint32, "long": core.int64, "long long": core.int64,
+    "int64_t": core.int64, "ptrdiff_t": core.int64, "unsigned long": core.uint64, "unsigned long long": core.uint64,
+    "uint64_t": core.uint64, "size_t": core.uint64, "float": core.float32, "double": core.float64,
+    "__half": core.float16, "__nv_bfloat16": core.bfloat16,
+}
+_POINTER = "pointer"
+
+
+def _c_type(decl: str) -> Any:
+    """A C parameter or return type: a Triton scalar dtype, _POINTER, None (void), or the type's text when Triton
+    cannot carry it (a structure by value)."""
+    decl = decl.strip()
+    if "*" in decl:
+        return _POINTER
+    words = decl.replace("const ", "").split()
+    if words == ["void"]:
+        return None
+    for n in (len(words), len(words) - 1):  # with and without the parameter's name
+        t = " ".join(words[:n])
+        if t in _SCALARS:
+            return _SCALARS[t]
+    return decl
+
+
+@functools.lru_cache(maxsize=None)
+def _signatures() -> Dict[str, Tuple[Any, Tuple[Any, ...]]]:
+    table = {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "device_api.txt")) as f:
+        for line in f:
+            ret, name, params = line.rstrip("\n").split("|")
+            args = () if params.strip() == "void" else tuple(_c_type(p) for p in params.split(","))
+            table[name] = (_c_type(ret), args)
+    return table
+
+
+def _semantic_of(kwargs: Dict[str, Any]) -> Any:
+    s = kwargs.get("_semantic")
+    if s is None:
+        raise RuntimeError("gshmem.triton functions are called from inside a @triton.jit kernel (Triton 3.4 or newer)")
+    return s
+
+
+def _convert(value: Any, want: Any, semantic: Any, name: str, index: int) -> Any:
+    v = semantic.to_tensor(value) if not isinstance(value, core.tensor) else value
+    if want is _POINTER:
+        # A Triton pointer or an integer address, passed as an int64 (as torch's wrappers pass them): LLVM matches
+        # it to the C function's pointer when it links the library, whatever address spaces Triton names.
+        if not v.type.is_ptr() and not v.dtype.is_int():
+            raise TypeError(f"{name}: argument {index + 1} is a pointer: pass a pointer or an int64 address, "
+                            f"not {v.dtype}")
+        return core.cast(v, core.int64, _semantic=semantic)
+    if not isinstance(want, core.dtype):
+        raise TypeError(f"{name}: argument {index + 1} is a {want} by value, which Triton cannot pass")
+    if v.type.is_ptr():
+        raise TypeError(f"{name}: argument {index + 1} is a {want}, not a pointer")
+    return core.cast(v, want, _semantic=semantic)
+
+
+def _call(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    semantic = _semantic_of(kwargs)
+    ret, params = _signatures()[name]
+    if len(args) != len(params):
+        raise TypeError(f"{name} takes {len(params)} arguments, {len(args)} given")
+    handles = [_convert(a, p, semantic, name, i).handle for i, (a, p) in enumerate(zip(args, params))]
+    if ret is None:
+        result_type = core.int32  # Triton's extern calls return a value: void is an int32 to ignore
+    elif ret is _POINTER:
+        result_type = core.int64  # an address: .to(tl.pointer_type(...)) to use it
+    elif isinstance(ret, core.dtype):
+        result_type = ret
+    else:
+        raise TypeError(f"{name} returns a {ret} by value, which Triton cannot take")
+    builder = semantic.builder
+    out = core.tensor(builder.create_extern_elementwise(LIB_NAME, "", name, handles, result_type.to_ir(builder),
+                                                        False), result_type)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _extern(name: str) -> Callable[..., Any]:
+    # Triton passes _semantic to the builtins whose signature names it (Triton 3.4 and newer).
+    def call(*args: Any, _semantic: Any = None) -> Any:
+        return _call(name, args, {"_semantic": _semantic})
+
+    call.__name__ = call.__qualname__ = name
+    ret, params = _signatures()[name]
+    call.__doc__ = f"{name}: the device library's function ({len(params)} arguments)."
+    return core.extern(call)
+
+
+def __getattr__(attr: str) -> Any:
+    table = _signatures()
+    for name in (attr, f"nvshmemx_{attr}", f"nvshmem_{attr}"):
+        if name in table:
+            fn = _extern(name)
+            globals()[attr] = fn
+            return fn
+    raise AttributeError(f"gshmem.triton has no {attr!r}: not a device function of the library (nvshmem_{attr}, "
+                         f"nvshmemx_{attr}) nor a name of this module")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_signatures()))
+
+
+def extern_libs(arch: Any = None) -> Dict[str, str]:
+    """The launch argument that links the device library: kernel[grid](..., extern_libs=gshmem.triton.extern_libs())
+    (gshmem.triton.jit passes it by itself). arch: the GPU architecture (None: the current torch device's)."""
+    return {LIB_NAME: devlib.path(arch)}
+
+
+class _Launcher:
+    """A @triton.jit function whose launches link the device library."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn.fn if hasattr(fn, "fn") else fn)
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        launch = self.fn[grid]
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("extern_libs", extern_libs())
+            return launch(*args, **kwargs)
+
+        return run
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.fn, attr)
+
+
+def jit(fn: Any = None, **options: Any) -> Any:
+    """triton.jit, and every launch links the device library (as torch's requires_nvshmem does)."""
+    if fn is None:
+        return lambda f: jit(f, **options)
+    return _Launcher(fn if isinstance(fn, triton.runtime.JITFunction) else triton.jit(fn, **options))
+
+
+requires_gshmem = jit
+requires_nvshmem = jit
+
+
+# ---- Set-up of the modules Triton loads ----
+
+
+def _links_library(ptx_path: Optional[str]) -> bool:
+    if not ptx_path:
+        return False
+    try:
+        with open(ptx_path, "rb") as f:
+            return devlib.STATE_SYMBOL.encode() in f.read()
+    except OSError:
+        return False
+
+
+def _on_load(module: Any, function: Any, name: str, metadata_group: Dict[str, str], hash: Any) -> None:
+    """Triton's kernel_load_end_hook: set up a module whose code holds the device library's state."""
+    ptx = next((p for k, p in metadata_group.items() if k.endswith(".ptx")), None)
+    if _links_library(ptx):
+        devlib.module_init(int(module))
+
+
+_installed = False
+
+
+def install() -> None:
+    """Adds the set-up hook to Triton's module loading (done on import; again is a no-op)."""
+    global _installed
+    if _installed:
+        return
+    knobs = getattr(triton, "knobs", None)
+    hooks = getattr(getattr(knobs, "runtime", None), "kernel_load_end_hook", None)
+    if hooks is not None and hasattr(hooks, "add"):
+        hooks.add(_on_load)
+    else:  # Triton before knobs: wrap the loading of each compiled kernel
+        from triton.compiler import compiler as _compiler
+
+        original = _compiler.CompiledKernel._init_handles
+
+        def init_handles(self: Any) -> None:
+            first = self.module is None
+            original(self)
+            if first and self.module is not None and devlib.STATE_SYMBOL in str(self.asm.get("ptx", "")):
+                devlib.module_init(int(self.module))
+
+        _compiler.CompiledKernel._init_handles = init_handles
+    _installed = True
+
+
+install()
+
+__all__ = ["LIB_NAME", "extern_libs", "jit", "requires_gshmem", "requires_nvshmem", "install", "CMP_EQ", "CMP_NE",
+           "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE", "SIGNAL_SET", "SIGNAL_ADD", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE"]

@@ -1,0 +1,121 @@
+"""gshmem.triton without a GPU: Triton kernels that call the device library compile to PTX and a cubin for sm_80 and
+sm_90, the library linked in (no function of it left unresolved, the module state present for the set-up hook to
+find), both argument conventions (Triton pointers, int64 addresses) accepted, and wrong calls refused by name.
+    PYTHONPATH=<build>/python python3 triton_compile.py
+Prints "triton_compile: ok (...)"; exits 77 ("skipped") where Triton or the device library is missing."""
+
+import re
+import sys
+import tempfile
+
+try:
+    import triton
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+except ImportError as e:
+    print(f"triton_compile: skipped (no Triton: {e})")
+    sys.exit(77)
+
+import gshmem.devlib as devlib  # noqa: E402
+
+try:
+    built = devlib.files()
+except devlib.DeviceLibraryNotFound as e:
+    print(f"triton_compile: skipped ({e})")
+    sys.exit(77)
+
+import gshmem.triton as nvshmem  # noqa: E402
+
+
+@triton.jit
+def ring(dst, src, sig, out, nbytes, BLOCK: tl.constexpr):
+    me = nvshmem.my_pe()
+    peer = (me + 1) % nvshmem.n_pes()
+    nvshmem.putmem_signal_block(dst, src, nbytes, sig, 1, nvshmem.SIGNAL_SET, peer)
+    v = nvshmem.signal_wait_until(sig, nvshmem.CMP_EQ, 1)
+    nvshmem.quiet()
+    nvshmem.barrier_all_block()
+    p = nvshmem.ptr(dst, peer).to(tl.pointer_type(tl.int8))
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(p + offs) + v.to(tl.int8))
+
+
+@triton.jit
+def collectives(dst, src, team, n, root):
+    # torch's wrappers' convention: addresses as int64, sizes and PEs as any integer
+    d = dst.to(tl.int64, bitcast=True)
+    s = src.to(tl.int64, bitcast=True)
+    nvshmem.float_sum_reduce_block(team, dst, src, n)
+    nvshmem.alltoallmem_block(team, d, s, n * 4)
+    nvshmem.fcollectmem_block(team, d, s, n * 4)
+    nvshmem.broadcastmem_block(team, d, s, n * 4, root)
+    nvshmem.sync_all_block()
+    nvshmem.fence()
+    nvshmem.getmem_block(d, s, n * 4, root)
+    nvshmem.signal_op(s, 5, nvshmem.SIGNAL_ADD, root)
+
+
+def compile_for(fn, signature, constexprs, arch):
+    src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"extern_libs": nvshmem.extern_libs(arch)})
+
+
+def check_linked(ck, what):
+    ptx = ck.asm["ptx"]
+    assert devlib.STATE_SYMBOL in ptx, f"{what}: the module state is not in the PTX"
+    unresolved = re.findall(r"\.extern \.func[^;]*?\b(nvshmem\w*)", ptx)
+    assert not unresolved, f"{what}: unresolved library functions {unresolved}"
+    assert len(ck.asm["cubin"]) > 0, f"{what}: no cubin"
+
+
+ring_sig = {"dst": "*i8", "src": "*i8", "sig": "*u64", "out": "*i8", "nbytes": "i64", "BLOCK": "constexpr"}
+coll_sig = {"dst": "*fp32", "src": "*fp32", "team": "i32", "n": "i64", "root": "i32"}
+archs = [a for a in (80, 90) if any(b <= a for b in built)]
+for arch in archs:
+    check_linked(compile_for(ring, ring_sig, {"BLOCK": 128}, arch), f"ring sm_{arch}")
+    check_linked(compile_for(collectives, coll_sig, {}, arch), f"collectives sm_{arch}")
+
+# The library's files: by architecture, and NVSHMEM's names for code that looks for NVSHMEM's.
+assert devlib.path(90) == built[max(a for a in built if a <= 90)]
+assert devlib.path("sm_90a") == devlib.path(90)
+try:
+    devlib.path(min(built) - 10)
+    raise AssertionError("an architecture below every built one was given a file")
+except devlib.DeviceLibraryNotFound as e:
+    assert "none of which" in str(e), e
+with tempfile.TemporaryDirectory() as d:
+    folder = devlib.nvshmem_lib_dir(d)
+    import os
+
+    assert os.path.realpath(os.path.join(folder, "libnvshmem_device.bc")) == built[min(built)]
+    for a in built:
+        assert os.path.realpath(os.path.join(folder, f"libnvshmem_device_sm_{a}.bc")) == built[a]
+
+
+# Wrong calls: named in the error.
+@triton.jit
+def float_as_pointer(x):
+    nvshmem.quiet()
+    nvshmem.putmem_block(1.5, x, 8, 0)
+
+
+@triton.jit
+def wrong_count(x):
+    nvshmem.putmem_block(x, x, 8)
+
+
+for fn, expected in ((float_as_pointer, "argument 1 is a pointer"), (wrong_count, "takes 4 arguments, 3 given")):
+    try:
+        compile_for(fn, {"x": "*i8"}, {}, archs[0])
+        raise AssertionError(f"{fn.fn.__name__} compiled")
+    except triton.compiler.errors.CompilationError as e:
+        assert expected in str(e), str(e)
+try:
+    nvshmem.no_such_function
+    raise AssertionError("an unknown name resolved")
+except AttributeError as e:
+    assert "not a device function of the library" in str(e), e
+
+print(f"triton_compile: ok (Triton {triton.__version__}; sm_{', sm_'.join(map(str, archs))}; library files for "
+      f"sm_{', sm_'.join(map(str, sorted(built)))})")
