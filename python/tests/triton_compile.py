@@ -76,6 +76,40 @@ for arch in archs:
     check_linked(compile_for(ring, ring_sig, {"BLOCK": 128}, arch), f"ring sm_{arch}")
     check_linked(compile_for(collectives, coll_sig, {}, arch), f"collectives sm_{arch}")
 
+# The examples' kernels (python/examples/triton_*.py) compile too.
+try:
+    import importlib.util
+    import os
+
+    import torch  # noqa: F401  (the examples import it)
+
+    def example(name, folder=os.path.join("..", "examples")):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), folder, f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    ar, a2a = example("triton_allreduce"), example("triton_alltoall")
+    pingpong = example("triton_put_signal", os.path.join("..", "..", "bench", "triton_pingpong"))
+    for arch in archs:
+        check_linked(compile_for(ar.allreduce_by_loads.fn, {"buf": "*fp32", "out": "*fp32", "n_elements": "i32",
+                                                            "NPES": "constexpr", "BLOCK": "constexpr"},
+                                 {"NPES": 4, "BLOCK": 1024}, arch), f"example allreduce_by_loads sm_{arch}")
+        check_linked(compile_for(ar.allreduce_by_puts.fn, {"buf": "*fp32", "slots": "*fp32", "signals": "*u64",
+                                                           "out": "*fp32", "n_elements": "i32", "round": "i32",
+                                                           "NPES": "constexpr", "BLOCK": "constexpr"},
+                                 {"NPES": 4, "BLOCK": 1024}, arch), f"example allreduce_by_puts sm_{arch}")
+        check_linked(compile_for(a2a.alltoall.fn, {"dst": "*u8", "src": "*u8", "signal": "*u64", "chunk_bytes": "i32",
+                                                   "round": "i32", "NPES": "constexpr"}, {"NPES": 4}, arch),
+                     f"example alltoall sm_{arch}")
+        check_linked(compile_for(pingpong.ping_pong.fn, {"dest": "*u8", "src": "*u8", "flag": "*u64", "nbytes": "i32",
+                                                         "me": "i32", "peer": "i32", "rounds": "i32", "base": "i32"},
+                                 {}, arch), f"bench ping_pong sm_{arch}")
+    examples = "the examples' and the benchmark's kernels too; "
+except ImportError:
+    examples = ""  # no torch here: the examples are not loaded
+
 # The library's files: by architecture, and NVSHMEM's names for code that looks for NVSHMEM's.
 assert devlib.path(90) == built[max(a for a in built if a <= 90)]
 assert devlib.path("sm_90a") == devlib.path(90)
@@ -117,5 +151,5 @@ try:
 except AttributeError as e:
     assert "not a device function of the library" in str(e), e
 
-print(f"triton_compile: ok (Triton {triton.__version__}; sm_{', sm_'.join(map(str, archs))}; library files for "
+print(f"triton_compile: ok (Triton {triton.__version__}; {examples}sm_{', sm_'.join(map(str, archs))}; library files for "
       f"sm_{', sm_'.join(map(str, sorted(built)))})")
