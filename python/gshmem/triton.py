@@ -11,7 +11,9 @@ library (gshmem.devlib), with nothing to call after a kernel compiles.
 
 Every device name of the library is here under its NVSHMEM name (gshmem.triton.nvshmemx_putmem_signal_block), and
 the names torch's and Triton-distributed's wrappers use without the prefix (putmem_signal_block, signal_wait_until,
-barrier_all, ...), resolved in that order: `nvshmemx_<name>`, then `nvshmem_<name>`. Arguments follow the C
+...), resolved in that order: `nvshmemx_<name>`, then `nvshmem_<name>`. torch's element-count calls are here as
+torch defines them: put, get, put_nbi, get_nbi (nelems of the pointers' type, block scope), wait_until (by ivar's
+type), barrier_all, sync_all, barrier, sync, alltoall, fcollect, broadcast and reduce (block scope: one per program). Arguments follow the C
 signature, converted as those wrappers pass them: a pointer as a Triton pointer or an int64 address, a PE or team
 as any integer; a function that returns void gives an int32 to ignore. Triton calls a scalar extern function in
 every thread of the program (the block), so the _block forms are the ones to call for data; a thread-scope call
@@ -140,6 +142,150 @@ def _extern(name: str) -> Callable[..., Any]:
     return core.extern(call)
 
 
+# ---- The calls as torch's wrappers make them: counts in elements of the pointers' type, one call per program ----
+#
+# Triton runs a program's scalar calls in every thread of it, so these take the _block forms: one collective or copy
+# per program, made by its threads together (a thread-scope barrier made by every thread would be many barriers).
+
+_TYPE_NAMES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+               "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "fp16": "half", "bf16": "bfloat16",
+               "fp32": "float", "fp64": "double"}
+
+
+def _element(ptr: Any, semantic: Any, what: str) -> Any:
+    v = ptr if isinstance(ptr, core.tensor) else semantic.to_tensor(ptr)
+    if not v.type.is_ptr():
+        raise TypeError(f"{what}: pass a pointer (a tensor argument of the kernel), not {v.type}: its element type "
+                        "gives the size of an element")
+    return v.type.element_ty
+
+
+def _bytes(nelems: Any, ptr: Any, semantic: Any, what: str) -> Any:
+    size = _element(ptr, semantic, what).primitive_bitwidth // 8
+    n = nelems if isinstance(nelems, core.tensor) else semantic.to_tensor(nelems)
+    return core.mul(core.cast(n, core.int64, _semantic=semantic), size, _semantic=semantic)
+
+
+def _same_type(dest: Any, source: Any, semantic: Any, what: str) -> None:
+    a, b = _element(dest, semantic, what), _element(source, semantic, what)
+    if a != b:
+        raise TypeError(f"{what}: dest holds {a} and source {b}: they must be of one type")
+
+
+def _type_name(ptr: Any, semantic: Any, what: str) -> str:
+    t = _element(ptr, semantic, what)
+    name = _TYPE_NAMES.get(t.name)
+    if name is None:
+        raise TypeError(f"{what}: no NVSHMEM type for elements of {t}")
+    return name
+
+
+def _high(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return core.extern(fn)
+
+
+@_high
+def put(dest, source, nelems, pe, _semantic=None):
+    """nelems elements of source into PE pe's dest (nvshmemx_putmem_block)."""
+    _same_type(dest, source, _semantic, "put")
+    return _call("nvshmemx_putmem_block", (dest, source, _bytes(nelems, dest, _semantic, "put"), pe),
+                 {"_semantic": _semantic})
+
+
+@_high
+def get(dest, source, nelems, pe, _semantic=None):
+    """nelems elements of PE pe's source into dest (nvshmemx_getmem_block)."""
+    _same_type(dest, source, _semantic, "get")
+    return _call("nvshmemx_getmem_block", (dest, source, _bytes(nelems, dest, _semantic, "get"), pe),
+                 {"_semantic": _semantic})
+
+
+@_high
+def put_nbi(dest, source, nelems, pe, _semantic=None):
+    """put without waiting: complete it with quiet (nvshmemx_putmem_nbi_block)."""
+    _same_type(dest, source, _semantic, "put_nbi")
+    return _call("nvshmemx_putmem_nbi_block", (dest, source, _bytes(nelems, dest, _semantic, "put_nbi"), pe),
+                 {"_semantic": _semantic})
+
+
+@_high
+def get_nbi(dest, source, nelems, pe, _semantic=None):
+    """get without waiting: complete it with quiet (nvshmemx_getmem_nbi_block)."""
+    _same_type(dest, source, _semantic, "get_nbi")
+    return _call("nvshmemx_getmem_nbi_block", (dest, source, _bytes(nelems, dest, _semantic, "get_nbi"), pe),
+                 {"_semantic": _semantic})
+
+
+@_high
+def wait_until(ivar, cmp, cmp_value, _semantic=None):
+    """Waits until this PE's ivar compares true (nvshmem_<T>_wait_until for ivar's element type)."""
+    name = f"nvshmem_{_type_name(ivar, _semantic, 'wait_until')}_wait_until"
+    if name not in _signatures():
+        raise TypeError(f"wait_until: NVSHMEM waits on no {_element(ivar, _semantic, 'wait_until')} variable")
+    return _call(name, (ivar, cmp, cmp_value), {"_semantic": _semantic})
+
+
+@_high
+def barrier_all(_semantic=None):
+    """Quiet, then wait for every PE (nvshmemx_barrier_all_block: one barrier per program)."""
+    return _call("nvshmemx_barrier_all_block", (), {"_semantic": _semantic})
+
+
+@_high
+def sync_all(_semantic=None):
+    """Wait for every PE (nvshmemx_sync_all_block)."""
+    return _call("nvshmemx_sync_all_block", (), {"_semantic": _semantic})
+
+
+@_high
+def barrier(team, _semantic=None):
+    """A team's barrier (nvshmemx_barrier_block)."""
+    return _call("nvshmemx_barrier_block", (team,), {"_semantic": _semantic})
+
+
+@_high
+def sync(team, _semantic=None):
+    """A team's sync (nvshmemx_team_sync_block)."""
+    return _call("nvshmemx_team_sync_block", (team,), {"_semantic": _semantic})
+
+
+@_high
+def alltoall(team, dest, source, nelems_per_pe, _semantic=None):
+    """nelems_per_pe elements to and from each member (nvshmemx_alltoallmem_block)."""
+    _same_type(dest, source, _semantic, "alltoall")
+    return _call("nvshmemx_alltoallmem_block",
+                 (team, dest, source, _bytes(nelems_per_pe, dest, _semantic, "alltoall")), {"_semantic": _semantic})
+
+
+@_high
+def fcollect(team, dest, source, nelems, _semantic=None):
+    """Each member's nelems elements, in member order (nvshmemx_fcollectmem_block)."""
+    _same_type(dest, source, _semantic, "fcollect")
+    return _call("nvshmemx_fcollectmem_block", (team, dest, source, _bytes(nelems, dest, _semantic, "fcollect")),
+                 {"_semantic": _semantic})
+
+
+@_high
+def broadcast(team, dest, source, nelems, pe_root, _semantic=None):
+    """pe_root's nelems elements to every member (nvshmemx_broadcastmem_block)."""
+    _same_type(dest, source, _semantic, "broadcast")
+    return _call("nvshmemx_broadcastmem_block",
+                 (team, dest, source, _bytes(nelems, dest, _semantic, "broadcast"), pe_root), {"_semantic": _semantic})
+
+
+@_high
+def reduce(team, dest, source, nreduce, operation, _semantic=None):
+    """dest = operation ("sum", "max", "min", "prod", "and", "or", "xor": a constexpr) over the members' source, nreduce
+    elements (nvshmemx_<T>_<op>_reduce_block for dest's element type)."""
+    _same_type(dest, source, _semantic, "reduce")
+    op = core._unwrap_if_constexpr(operation)
+    name = f"nvshmemx_{_type_name(dest, _semantic, 'reduce')}_{op}_reduce_block"
+    if name not in _signatures():
+        raise TypeError(f"reduce: no {op!r} reduction of {_element(dest, _semantic, 'reduce')} (sum, max, min, prod; "
+                        "and, or, xor for integers)")
+    return _call(name, (team, dest, source, nreduce), {"_semantic": _semantic})
+
+
 def __getattr__(attr: str) -> Any:
     table = _signatures()
     for name in (attr, f"nvshmemx_{attr}", f"nvshmem_{attr}"):
@@ -241,5 +387,6 @@ def install() -> None:
 
 install()
 
-__all__ = ["LIB_NAME", "extern_libs", "jit", "requires_gshmem", "requires_nvshmem", "install", "CMP_EQ", "CMP_NE",
+__all__ = ["LIB_NAME", "extern_libs", "jit", "put", "get", "put_nbi", "get_nbi", "wait_until", "barrier_all",
+           "sync_all", "barrier", "sync", "alltoall", "fcollect", "broadcast", "reduce", "requires_gshmem", "requires_nvshmem", "install", "CMP_EQ", "CMP_NE",
            "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE", "SIGNAL_SET", "SIGNAL_ADD", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE"]

@@ -56,6 +56,31 @@ def collectives(dst, src, team, n, root):
     nvshmem.signal_op(s, 5, nvshmem.SIGNAL_ADD, root)
 
 
+@triton.jit
+def torch_style(dst, src, flags, team, n, root, OP: tl.constexpr):
+    # torch's element-count forms: counts in elements of the pointers' type, one call per program
+    nvshmem.put(dst, src, n, root)
+    nvshmem.get_nbi(dst, src, n, root)
+    nvshmem.quiet()
+    nvshmem.wait_until(flags, nvshmem.CMP_GE, 1)
+    nvshmem.barrier_all()
+    nvshmem.alltoall(team, dst, src, n)
+    nvshmem.fcollect(team, dst, src, n)
+    nvshmem.broadcast(team, dst, src, n, root)
+    nvshmem.reduce(team, dst, src, n, OP)
+    nvshmem.sync(team)
+
+
+@triton.jit
+def mixed_types(a, b):
+    nvshmem.put(a, b, 4, 0)
+
+
+@triton.jit
+def float_and(a, b):
+    nvshmem.reduce(0, a, a, 4, "and")
+
+
 def compile_for(fn, signature, constexprs, arch):
     src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
     return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"extern_libs": nvshmem.extern_libs(arch)})
@@ -75,6 +100,10 @@ archs = [a for a in (80, 90) if any(b <= a for b in built)]
 for arch in archs:
     check_linked(compile_for(ring, ring_sig, {"BLOCK": 128}, arch), f"ring sm_{arch}")
     check_linked(compile_for(collectives, coll_sig, {}, arch), f"collectives sm_{arch}")
+    for op in ("sum", "max", "min", "prod"):
+        ck = compile_for(torch_style, {"dst": "*fp32", "src": "*fp32", "flags": "*i32", "team": "i32", "n": "i32",
+                                       "root": "i32", "OP": "constexpr"}, {"OP": op}, arch)
+        check_linked(ck, f"torch_style {op} sm_{arch}")
 
 # The examples' kernels (python/examples/triton_*.py) compile too.
 try:
@@ -139,9 +168,12 @@ def wrong_count(x):
     nvshmem.putmem_block(x, x, 8)
 
 
-for fn, expected in ((float_as_pointer, "argument 1 is a pointer"), (wrong_count, "takes 4 arguments, 3 given")):
+for fn, sig, expected in ((float_as_pointer, {"x": "*i8"}, "argument 1 is a pointer"),
+                          (wrong_count, {"x": "*i8"}, "takes 4 arguments, 3 given"),
+                          (mixed_types, {"a": "*fp32", "b": "*i32"}, "dest holds fp32 and source int32"),
+                          (float_and, {"a": "*fp32", "b": "*fp32"}, "no 'and' reduction of fp32")):
     try:
-        compile_for(fn, {"x": "*i8"}, {}, archs[0])
+        compile_for(fn, sig, {}, archs[0])
         raise AssertionError(f"{fn.fn.__name__} compiled")
     except triton.compiler.errors.CompilationError as e:
         assert expected in str(e), str(e)

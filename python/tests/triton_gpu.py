@@ -101,6 +101,14 @@ def barriers(counter, team, NPES: tl.constexpr):
     tl.store(counter + 3, v3)
 
 
+@nvshmem.jit
+def torch_style(dst, src, got, n, OP: tl.constexpr):
+    # torch's element-count forms: a reduction over the world, then a get of the next PE's src
+    nvshmem.reduce(0, dst, src, n, OP)
+    nvshmem.get(got, src, n, (nvshmem.my_pe() + 1) % nvshmem.n_pes())
+    nvshmem.barrier_all()
+
+
 # put + signal ring, rounds 1..3
 N = 4096
 dst, src, sig = sym(N, "uint8"), sym(N, "uint8"), sym(1, "uint64")
@@ -135,6 +143,17 @@ for r in (1, 2):
     torch.cuda.synchronize()
     assert torch.equal(out, n * torch.arange(M, device=dev, dtype=torch.float32) + expect), (r, out[:4])
     gshmem.barrier_all()
+
+# torch's forms: reduce (sum, max) and get
+rs, rd, rg = sym(M, "float32"), sym(M, "float32"), torch.zeros(M, dtype=torch.float32, device=dev)
+rs.copy_(torch.arange(M, device=dev, dtype=torch.float32) + me)
+for op, want in (("sum", n * torch.arange(M, device=dev, dtype=torch.float32) + n * (n - 1) / 2),
+                 ("max", torch.arange(M, device=dev, dtype=torch.float32) + n - 1)):
+    gshmem.barrier_all()
+    torch_style[(1,)](rd, rs, rg, M, op)
+    torch.cuda.synchronize()
+    assert torch.equal(rd, want), (op, rd[:4])
+    assert torch.equal(rg, torch.arange(M, device=dev, dtype=torch.float32) + (me + 1) % n), rg[:4]
 
 # all-to-all, fcollect, broadcast on the world
 K = 64  # bytes per PE
