@@ -751,7 +751,7 @@ def gen_device_header(types):
            "#pragma once", "",
            "#if defined(__CUDA_ARCH__)",
            '#include "gshmem/device/device.cuh"', "",
-           "// The device library (src/devlib) defines GSHMEMI_DEVICE first, to make each an exported C function.",
+           "// The device library (devlib/) defines GSHMEMI_DEVICE first, to make each an exported C function.",
            "#ifndef GSHMEMI_DEVICE",
            "#define GSHMEMI_DEVICE static __device__ __forceinline__",
            "#endif", ""]

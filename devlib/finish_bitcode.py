@@ -55,18 +55,26 @@ def finish(text: str) -> str:
 
 
 def retarget(text: str, arch: str) -> str:
-    """The functions' target attributes made those of sm_<arch> (sm_100 and newer need PTX 8.6)."""
+    """The functions' target attributes (the `attributes #N = { ... }` lines) made those of sm_<arch> (sm_100 and
+    newer need PTX 8.6); nothing else of the module changes."""
     cpus = set(re.findall(r'"target-cpu"="sm_([0-9a-z]+)"', text))
     if len(cpus) != 1:
         sys.exit(f"finish_bitcode: expected one target-cpu in the compiled bitcode, found {sorted(cpus)}")
     (built,) = cpus
     if built == arch:
         return text
-    text = text.replace(f'"target-cpu"="sm_{built}"', f'"target-cpu"="sm_{arch}"')
-    text = text.replace(f"+sm_{built}", f"+sm_{arch}")
-    if int(re.sub(r"[a-z]+$", "", arch)) >= 100:
-        text = re.sub(r"\+ptx([0-9]+)", lambda m: f"+ptx{max(int(m.group(1)), 86)}", text)
-    return text
+    newer = int(re.sub(r"[a-z]+$", "", arch)) >= 100
+
+    def attributes(line: str) -> str:
+        if not line.startswith("attributes #"):
+            return line
+        line = line.replace(f'"target-cpu"="sm_{built}"', f'"target-cpu"="sm_{arch}"')
+        line = line.replace(f"+sm_{built}", f"+sm_{arch}")
+        if newer:
+            line = re.sub(r"\+ptx([0-9]+)", lambda m: f"+ptx{max(int(m.group(1)), 86)}", line)
+        return line
+
+    return "\n".join(attributes(line) for line in text.split("\n"))
 
 
 def main() -> int:

@@ -1025,14 +1025,17 @@ class Ucx {
   // mode, and UCX makes such calls when it moves a message into GPU memory (cuda_copy): in this thread, the
   // copy failed and UCX aborted the process. Where the program has loaded CUDA's driver, this thread relaxes
   // its mode, as the core's proxy threads do; the plugin itself does not link CUDA.
-  static void relax_cuda_capture_mode() {
+  // Returns whether the mode is relaxed now; the progress loop asks again after each sleep until it is (the thread
+  // may start before the program initialises CUDA).
+  static bool relax_cuda_capture_mode() {
     void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (driver == nullptr) return;
+    if (driver == nullptr) return false;
     using ExchangeMode = int (*)(int*);
     auto exchange = reinterpret_cast<ExchangeMode>(dlsym(driver, "cuThreadExchangeStreamCaptureMode"));
     int mode = 2;  // CU_STREAM_CAPTURE_MODE_RELAXED
-    if (exchange != nullptr) exchange(&mode);
+    const bool relaxed = exchange != nullptr && exchange(&mode) == 0;
     dlclose(driver);  // NOLOAD took a reference of its own; the program keeps the driver loaded
+    return relaxed;
   }
 
   // Progresses the worker while it has work, then sleeps until the network has something for it. The
@@ -1043,7 +1046,7 @@ class Ucx {
   // message through this thread: a wake-up per message halved the put bandwidth of 64 KiB messages,
   // docs/network.md), and sleeps once nothing came for that long, so an idle PE burns no core.
   void progress_loop() {
-    relax_cuda_capture_mode();
+    bool capture_relaxed = relax_cuda_capture_mode();
     int timeout_ms = kPollMinMs;
     auto last_active = std::chrono::steady_clock::now();
     while (!stop_.load(std::memory_order_acquire)) {
@@ -1075,7 +1078,11 @@ class Ucx {
       }
       if (s == UCS_ERR_BUSY) continue;
       pollfd fds[2] = {{efd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-      if (poll(fds, 2, timeout_ms) == 0) timeout_ms = std::min(2 * timeout_ms, kPollMaxMs);
+      if (poll(fds, 2, timeout_ms) == 0) {
+        timeout_ms = std::min(2 * timeout_ms, kPollMaxMs);
+        // Idle: ask again for the relaxed capture mode (not after each message: a dlopen per wake-up).
+        if (!capture_relaxed) capture_relaxed = relax_cuda_capture_mode();
+      }
     }
   }
 

@@ -65,10 +65,12 @@ def main():
         assert torch.equal(out, expect), out[:4]
 
         for round in (1, 2):  # the signals count on: round r waits for r * n arrivals
-            gshmem.barrier_all(stream=stream)  # the slots are free again
+            buf.mul_(2)  # new data each round (and out cleared), so a round that did nothing would show
+            out.zero_()
+            gshmem.barrier_all(stream=stream)  # every PE's slots are free again and its buf written
             allreduce_by_puts[(blocks,)](buf, slots, signals, out, count, round, n, BLOCK)
-        torch.cuda.synchronize()
-        assert torch.equal(out, expect), out[:4]
+            torch.cuda.synchronize()
+            assert torch.equal(out, expect * 2**round), (round, out[:4])
         print(f"PE {me} of {n}: all-reduce of {count} floats by loads and by puts with signals ok")
         gshmem.barrier_all()
         for a in (signals, slots, buf):

@@ -56,6 +56,8 @@ _SCALARS = {
     "int64_t": core.int64, "ptrdiff_t": core.int64, "unsigned long": core.uint64, "unsigned long long": core.uint64,
     "uint64_t": core.uint64, "size_t": core.uint64, "float": core.float32, "double": core.float64,
     "__half": core.float16, "__nv_bfloat16": core.bfloat16,
+    # NVSHMEM's handles and enumerations, by their C types
+    "nvshmemx_qp_handle_t": core.int32, "nvshmemx_region_handle_t": core.uint64, "nvshmemx_smem_amount_t": core.int32,
 }
 _POINTER = "pointer"
 
@@ -96,6 +98,8 @@ def _semantic_of(kwargs: Dict[str, Any]) -> Any:
 
 def _convert(value: Any, want: Any, semantic: Any, name: str, index: int) -> Any:
     v = semantic.to_tensor(value) if not isinstance(value, core.tensor) else value
+    if v.type.is_block():  # a block would make one call per element, each a collective of the program's threads
+        raise TypeError(f"{name}: argument {index + 1} is a block of {v.type}: pass a scalar")
     if want is _POINTER:
         # A Triton pointer or an integer address, passed as an int64 (as torch's wrappers pass them): LLVM matches
         # it to the C function's pointer when it links the library, whatever address spaces Triton names.
@@ -161,7 +165,7 @@ def _element(ptr: Any, semantic: Any, what: str) -> Any:
 
 
 def _bytes(nelems: Any, ptr: Any, semantic: Any, what: str) -> Any:
-    size = _element(ptr, semantic, what).primitive_bitwidth // 8
+    size = (_element(ptr, semantic, what).primitive_bitwidth + 7) // 8  # a bool (i1) is a byte in memory
     n = nelems if isinstance(nelems, core.tensor) else semantic.to_tensor(nelems)
     return core.mul(core.cast(n, core.int64, _semantic=semantic), size, _semantic=semantic)
 
@@ -323,6 +327,14 @@ class _Launcher:
 
         return run
 
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("extern_libs", extern_libs())
+        return self.fn.run(*args, **kwargs)
+
+    def warmup(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("extern_libs", extern_libs())
+        return self.fn.warmup(*args, **kwargs)
+
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.fn, attr)
 
@@ -341,21 +353,35 @@ requires_nvshmem = jit
 # ---- Set-up of the modules Triton loads ----
 
 
-def _links_library(ptx_path: Optional[str]) -> bool:
-    if not ptx_path:
-        return False
-    try:
-        with open(ptx_path, "rb") as f:
-            return devlib.STATE_SYMBOL.encode() in f.read()
-    except OSError:
-        return False
+def _links_library(metadata_group: Dict[str, str]) -> bool:
+    """Whether a compiled kernel holds the library's state: its PTX or, where Triton keeps only binaries, its cubin
+    names the state's symbol."""
+    for key in sorted(metadata_group, key=lambda k: not k.endswith(".ptx")):
+        if key.endswith((".ptx", ".cubin")):
+            try:
+                with open(metadata_group[key], "rb") as f:
+                    if devlib.STATE_SYMBOL.encode() in f.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
+_set_up: set = set()  # the modules set up here, taken back when Triton unloads them
 
 
 def _on_load(module: Any, function: Any, name: str, metadata_group: Dict[str, str], hash: Any) -> None:
     """Triton's kernel_load_end_hook: set up a module whose code holds the device library's state."""
-    ptx = next((p for k, p in metadata_group.items() if k.endswith(".ptx")), None)
-    if _links_library(ptx):
+    if module and int(module) not in _set_up and _links_library(metadata_group):
         devlib.module_init(int(module))
+        _set_up.add(int(module))
+
+
+def _on_unload(module: Any, function: Any, name: str, metadata_group: Dict[str, str], hash: Any) -> None:
+    """Triton's kernel_unload_hook: the library stops writing into a module before Triton unloads it."""
+    if module and int(module) in _set_up:
+        _set_up.discard(int(module))
+        devlib.module_finalize(int(module))
 
 
 _installed = False
@@ -370,6 +396,9 @@ def install() -> None:
     hooks = getattr(getattr(knobs, "runtime", None), "kernel_load_end_hook", None)
     if hooks is not None and hasattr(hooks, "add"):
         hooks.add(_on_load)
+        unload = getattr(knobs.runtime, "kernel_unload_hook", None)
+        if unload is not None and hasattr(unload, "add"):
+            unload.add(_on_unload)
     else:  # Triton before knobs: wrap the loading of each compiled kernel
         from triton.compiler import compiler as _compiler
 
@@ -380,6 +409,7 @@ def install() -> None:
             original(self)
             if first and self.module is not None and devlib.STATE_SYMBOL in str(self.asm.get("ptx", "")):
                 devlib.module_init(int(self.module))
+                _set_up.add(int(self.module))
 
         _compiler.CompiledKernel._init_handles = init_handles
     _installed = True

@@ -57,6 +57,7 @@ nvshmem.barrier_all(stream=s)
 s.sync()
 assert torch.equal(t, torch.arange(256, dtype=torch.int64, device=t.device) + 1000 * left), t[:4]
 got = torch.zeros(256, dtype=torch.int64, device=t.device)
+torch.cuda.synchronize()  # zeroed on torch's stream before the get on s
 nvshmem.get(got, t, remote_pe=right, stream=s)
 nvshmem.quiet(stream=s)
 s.sync()
@@ -69,9 +70,10 @@ sig.zero_()
 torch.cuda.synchronize()
 buf_sig, nbytes, _ = nt.tensor_get_buffer(sig)
 assert nbytes == 8
+source = torch.full((64,), 0.25 * me, device=t.device)
+torch.cuda.synchronize()  # the source filled on torch's stream before the put on s
 nvshmem.barrier_all(stream=s)
-nvshmem.put_signal(data, torch.full((64,), 0.25 * me, device=t.device), buf_sig, 7, SignalOp.SIGNAL_SET,
-                   remote_pe=right, stream=s)
+nvshmem.put_signal(data, source, buf_sig, 7, SignalOp.SIGNAL_SET, remote_pe=right, stream=s)
 nvshmem.signal_wait(buf_sig, 7, ComparisonType.CMP_EQ, stream=s)
 s.sync()
 assert torch.equal(data, torch.full((64,), 0.25 * left, device=t.device)), data[:4]
@@ -86,11 +88,11 @@ if me == 0:
     assert nvshmem.signal_fetch(buf_sig) == 7 + n * (n + 1) // 2
 
 # collectives on the stream, cupy arrays
-with cupy.cuda.ExternalStream(s.__cuda_stream__()[1]):
-    a = ncp.array((32,), dtype="float32")
-    r = ncp.array((32,), dtype="float32")
+on_s = cupy.cuda.ExternalStream(s.__cuda_stream__()[1])  # cupy's work on the same stream as the calls
+a = ncp.array((32,), dtype="float32")
+r = ncp.array((32,), dtype="float32")
+with on_s:
     a.fill(me + 1)
-s.sync()
 nvshmem.barrier_all(stream=s)
 nvshmem.reduce(Teams.TEAM_WORLD, r, a, "sum", stream=s)
 s.sync()
@@ -103,15 +105,17 @@ nvshmem.fcollect(Teams.TEAM_WORLD, allv, a, stream=s)
 s.sync()
 assert bool((allv.reshape(n, 32) == cupy.arange(1, n + 1, dtype=cupy.float32)[:, None]).all())
 b = ncp.array((16,), dtype="int32")
-b.fill(me * 3 + 1)
-s.sync()
+with on_s:
+    b.fill(me * 3 + 1)
+nvshmem.barrier_all(stream=s)  # every PE's b filled before the root's is sent (in place)
 nvshmem.broadcast(Teams.TEAM_WORLD, b, b, root=n - 1, stream=s)
 s.sync()
 assert bool((b == (n - 1) * 3 + 1).all()), b[:4]
 x = ncp.array((n * 4,), dtype="int64")
 y = ncp.array((n * 4,), dtype="int64")
-x[:] = cupy.arange(n * 4, dtype=cupy.int64) + 100 * me
-s.sync()
+with on_s:
+    x[:] = cupy.arange(n * 4, dtype=cupy.int64) + 100 * me
+nvshmem.barrier_all(stream=s)
 nvshmem.alltoall(Teams.TEAM_WORLD, y, x, stream=s)
 s.sync()
 expect = cupy.concatenate([cupy.arange(me * 4, me * 4 + 4, dtype=cupy.int64) + 100 * p for p in range(n)])

@@ -72,6 +72,19 @@ def torch_style(dst, src, flags, team, n, root, OP: tl.constexpr):
 
 
 @triton.jit
+def handles(x, qp, region):
+    # NVSHMEM's handles by value: a queue pair's put, a region's stop
+    nvshmem.qp_int_p(x, 5, 0, qp)
+    nvshmem.region_stop_block(region)
+
+
+@triton.jit
+def block_argument(x):
+    offs = tl.arange(0, 16)
+    nvshmem.putmem_block(x, x, offs, 0)
+
+
+@triton.jit
 def mixed_types(a, b):
     nvshmem.put(a, b, 4, 0)
 
@@ -88,7 +101,8 @@ def compile_for(fn, signature, constexprs, arch):
 
 def check_linked(ck, what):
     ptx = ck.asm["ptx"]
-    assert devlib.STATE_SYMBOL in ptx, f"{what}: the module state is not in the PTX"
+    assert re.search(rf"\.visible \.const [^;]*\b{devlib.STATE_SYMBOL}\b", ptx), \
+        f"{what}: the module state is not an exported constant of the PTX (the set-up could not find it)"
     unresolved = re.findall(r"\.extern \.func[^;]*?\b(nvshmem\w*)", ptx)
     assert not unresolved, f"{what}: unresolved library functions {unresolved}"
     assert len(ck.asm["cubin"]) > 0, f"{what}: no cubin"
@@ -100,6 +114,7 @@ archs = [a for a in (80, 90) if any(b <= a for b in built)]
 for arch in archs:
     check_linked(compile_for(ring, ring_sig, {"BLOCK": 128}, arch), f"ring sm_{arch}")
     check_linked(compile_for(collectives, coll_sig, {}, arch), f"collectives sm_{arch}")
+    check_linked(compile_for(handles, {"x": "*i32", "qp": "i32", "region": "u64"}, {}, arch), f"handles sm_{arch}")
     for op in ("sum", "max", "min", "prod"):
         ck = compile_for(torch_style, {"dst": "*fp32", "src": "*fp32", "flags": "*i32", "team": "i32", "n": "i32",
                                        "root": "i32", "OP": "constexpr"}, {"OP": op}, arch)
@@ -170,6 +185,7 @@ def wrong_count(x):
 
 for fn, sig, expected in ((float_as_pointer, {"x": "*i8"}, "argument 1 is a pointer"),
                           (wrong_count, {"x": "*i8"}, "takes 4 arguments, 3 given"),
+                          (block_argument, {"x": "*i8"}, "argument 3 is a block"),
                           (mixed_types, {"a": "*fp32", "b": "*i32"}, "dest holds fp32 and source int32"),
                           (float_and, {"a": "*fp32", "b": "*fp32"}, "no 'and' reduction of fp32")):
     try:

@@ -30,7 +30,14 @@ dev = torch.device("cuda", gshmem.cuda_device())
 def sym(shape, dtype, fill=0):
     t = gshmem.empty(shape, dtype, like="torch")
     t.fill_(fill)
+    torch.cuda.synchronize()  # filled before any peer's put can land (a host barrier does not wait for the GPU)
     return t
+
+
+def settled():
+    """This PE's GPU work done, then every PE's: what follows (a kernel that writes to peers) races nothing."""
+    torch.cuda.synchronize()
+    gshmem.barrier_all()
 
 
 @nvshmem.jit
@@ -114,7 +121,7 @@ N = 4096
 dst, src, sig = sym(N, "uint8"), sym(N, "uint8"), sym(1, "uint64")
 for r in range(1, 4):
     src.fill_((me * 7 + r) % 251)
-    gshmem.barrier_all()
+    settled()
     ring_put_signal[(1,)](dst, src, sig, N, r)
     torch.cuda.synchronize()
     assert int(sig.item()) == r and bool((dst == ((me - 1) % n * 7 + r) % 251).all()), (r, sig.item(), dst[:4])
@@ -122,7 +129,7 @@ for r in range(1, 4):
 
 # get ring
 got = torch.zeros(N, dtype=torch.uint8, device=dev)
-gshmem.barrier_all()
+settled()
 ring_get[(1,)](got, src, N)
 torch.cuda.synchronize()
 assert bool((got == ((me + 1) % n * 7 + 3) % 251).all()), got[:4]
@@ -132,28 +139,34 @@ M = 1024
 buf, out = sym(M, "float32"), torch.zeros(M, dtype=torch.float32, device=dev)
 expect = sum(float(p + 1) for p in range(n))
 buf.copy_(torch.arange(M, device=dev, dtype=torch.float32) + me + 1)
-gshmem.barrier_all()
+settled()
 allreduce_by_loads[(1,)](buf, out, M, n)
 torch.cuda.synchronize()
 assert torch.equal(out, n * torch.arange(M, device=dev, dtype=torch.float32) + expect), out[:4]
 slots, asig = sym(n * M, "float32"), sym(1, "uint64")
-for r in (1, 2):
-    gshmem.barrier_all()
+for r in (1, 2):  # new data each round, and out cleared: a round that did nothing fails
+    gshmem.barrier_all()  # every PE has read the last round's slots
+    buf.copy_(torch.arange(M, device=dev, dtype=torch.float32) * r + me + 1)
+    out.zero_()
+    settled()
     allreduce_by_puts[(1,)](buf, slots, asig, out, M, n, r)
     torch.cuda.synchronize()
-    assert torch.equal(out, n * torch.arange(M, device=dev, dtype=torch.float32) + expect), (r, out[:4])
-    gshmem.barrier_all()
+    assert torch.equal(out, n * r * torch.arange(M, device=dev, dtype=torch.float32) + expect), (r, out[:4])
 
 # torch's forms: reduce (sum, max) and get
 rs, rd, rg = sym(M, "float32"), sym(M, "float32"), torch.zeros(M, dtype=torch.float32, device=dev)
-rs.copy_(torch.arange(M, device=dev, dtype=torch.float32) + me)
-for op, want in (("sum", n * torch.arange(M, device=dev, dtype=torch.float32) + n * (n - 1) / 2),
-                 ("max", torch.arange(M, device=dev, dtype=torch.float32) + n - 1)):
-    gshmem.barrier_all()
+for k, (op, scale) in enumerate((("sum", n), ("max", 1))):
+    gshmem.barrier_all()  # the last round's get of this PE's rs is done everywhere
+    base = torch.arange(M, device=dev, dtype=torch.float32) * (k + 1)
+    rs.copy_(base + me)
+    rd.zero_()
+    rg.zero_()
+    settled()
     torch_style[(1,)](rd, rs, rg, M, op)
     torch.cuda.synchronize()
+    want = base * scale + (n * (n - 1) / 2 if op == "sum" else n - 1)
     assert torch.equal(rd, want), (op, rd[:4])
-    assert torch.equal(rg, torch.arange(M, device=dev, dtype=torch.float32) + (me + 1) % n), rg[:4]
+    assert torch.equal(rg, base + (me + 1) % n), (op, rg[:4])
 
 # all-to-all, fcollect, broadcast on the world
 K = 64  # bytes per PE
@@ -161,7 +174,7 @@ a2a_src, a2a_dst = sym(n * K, "uint8"), sym(n * K, "uint8")
 fc_src, fc_dst, bc = sym(K, "uint8", me + 1), sym(n * K, "uint8"), sym(K, "uint8", 10 + me)
 for p in range(n):
     a2a_src[p * K:(p + 1) * K] = me * 16 + p
-gshmem.barrier_all()
+settled()
 collectives[(1,)](0, a2a_dst, a2a_src, fc_dst, fc_src, bc, K, n - 1)
 torch.cuda.synchronize()
 for p in range(n):
@@ -171,12 +184,14 @@ assert bool((bc == 10 + n - 1).all()), bc[:4]
 
 # barriers and syncs: the world's, and the world team's by id
 counter = sym(4, "uint64")
-gshmem.barrier_all()
-barriers[(1,)](counter, 0, n)
+THREADS = 4 * 32  # num_warps=4: Triton makes the thread-scope signal_op in every thread of the program
+settled()
+barriers[(1,)](counter, 0, n, num_warps=4)
 torch.cuda.synchronize()
 gshmem.barrier_all()
 c = counter.tolist()
-assert c[0] == 3 * n and c[1] >= n and c[2] >= 2 * n and c[3] >= 3 * n, c
+per_round = n * THREADS
+assert c[0] == 3 * per_round and c[1] >= per_round and c[2] >= 2 * per_round and c[3] >= 3 * per_round, c
 
 # a captured ring, replayed (its kernel was compiled and its module loaded and set up by the first round above)
 s = torch.cuda.Stream()
@@ -185,8 +200,7 @@ with torch.cuda.graph(g, stream=s):
     ring_put_signal[(1,)](dst, src, sig, N, 1)
 for r in range(3):
     sig.zero_()
-    torch.cuda.synchronize()
-    gshmem.barrier_all()
+    settled()
     g.replay()
     torch.cuda.synchronize()
     assert int(sig.item()) == 1, (r, sig.item())

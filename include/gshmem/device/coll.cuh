@@ -30,27 +30,27 @@ namespace detail_coll {
 // same load, ld.global.cg, written out.
 __device__ __forceinline__ unsigned char ldcg_word(const unsigned char* p) {
   unsigned short v;
-  asm("ld.global.cg.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  asm volatile("ld.global.cg.u8 %0, [%1];" : "=h"(v) : "l"(p));
   return static_cast<unsigned char>(v);
 }
 __device__ __forceinline__ unsigned short ldcg_word(const unsigned short* p) {
   unsigned short v;
-  asm("ld.global.cg.u16 %0, [%1];" : "=h"(v) : "l"(p));
+  asm volatile("ld.global.cg.u16 %0, [%1];" : "=h"(v) : "l"(p));
   return v;
 }
 __device__ __forceinline__ unsigned int ldcg_word(const unsigned int* p) {
   unsigned int v;
-  asm("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
   return v;
 }
 __device__ __forceinline__ unsigned long long ldcg_word(const unsigned long long* p) {
   unsigned long long v;
-  asm("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p));
   return v;
 }
 __device__ __forceinline__ uint4 ldcg_word(const uint4* p) {
   uint4 v;
-  asm("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
 #else

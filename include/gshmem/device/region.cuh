@@ -38,8 +38,14 @@ struct Slot {
   uint32_t active;
 };
 
-// Internal linkage: the block's slot is one per module, and the device library (devlib/) exports no name of it.
-static __device__ __forceinline__ Slot& slot() {
+// In the device library (devlib/) internal linkage: one slot per module, and no exported name of it. Elsewhere one
+// slot for the program's translation units (with -rdc a region may start in one and stop in another).
+#if defined(GSHMEM_DEVICE_LIBRARY)
+#define GSHMEMI_REGION_SLOT_LINKAGE static
+#else
+#define GSHMEMI_REGION_SLOT_LINKAGE
+#endif
+GSHMEMI_REGION_SLOT_LINKAGE __device__ __forceinline__ Slot& slot() {
   __shared__ Slot s;
   return s;
 }

@@ -530,24 +530,32 @@ def team_translate_pe(src_team: int, src_pe: int, dest_team: int) -> int:
     return _native.team_translate_pe(int(src_team), int(src_pe), int(dest_team))
 
 
-def _handle(obj: Any) -> int:
-    h = getattr(obj, "handle", obj)  # a cuda.core object, a cuda.bindings handle, or an int
-    return int(h)
+def _handle(obj: Any, library: bool) -> Tuple[int, bool]:
+    """A handle as an int, and whether it is a CUlibrary: a cuda.core object's .handle, a cuda.bindings handle
+    (whose type says which), or an int (taken as the caller says)."""
+    h = getattr(obj, "handle", obj)
+    kind = type(h).__name__
+    if kind == "CUlibrary":
+        library = True
+    elif kind == "CUmodule":
+        library = False
+    return int(h), library
 
 
 @_translated
 def module_init(mod: Any) -> None:
-    """Sets up gshmem's state in a loaded CUDA module (CUmodule) that links the bitcode device library."""
+    """Sets up gshmem's state in a loaded CUDA module (a CUmodule; a cuda.core ObjectCode's CUlibrary is taken as
+    one) that links the bitcode device library."""
     from ... import devlib
 
-    devlib.module_init(_handle(mod), library=False)
+    devlib.module_init(*_handle(mod, False))
 
 
 @_translated
 def module_finalize(mod: Any) -> None:
     from ... import devlib
 
-    devlib.module_finalize(_handle(mod), library=False)
+    devlib.module_finalize(*_handle(mod, False))
 
 
 @_translated
@@ -555,14 +563,14 @@ def library_init(lib: Any) -> None:
     """The same for a CUlibrary (cuda.core's ObjectCode loads its code as one)."""
     from ... import devlib
 
-    devlib.module_init(_handle(lib), library=True)
+    devlib.module_init(*_handle(lib, True))
 
 
 @_translated
 def library_finalize(lib: Any) -> None:
     from ... import devlib
 
-    devlib.module_finalize(_handle(lib), library=True)
+    devlib.module_finalize(*_handle(lib, True))
 
 __all__ = sorted(
     name
