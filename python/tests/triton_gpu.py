@@ -13,13 +13,20 @@ try:
     import triton
     import triton.language as tl
 except ImportError as e:
-    print(f"triton_gpu: skipped ({e})")
+    print(f"triton_gpu: skipped: {e}")
     sys.exit(77)
 if not torch.cuda.is_available():
     print("triton_gpu: no usable GPU: skipped")
     sys.exit(77)
 
 import gshmem  # noqa: E402
+import gshmem.devlib  # noqa: E402
+
+try:
+    gshmem.devlib.files()
+except gshmem.devlib.DeviceLibraryNotFound as e:  # built without clang: GSHMEM_DEVICE_LIB_DIR names a copy
+    print(f"triton_gpu: skipped: {e}")
+    sys.exit(77)
 import gshmem.triton as nvshmem  # noqa: E402
 
 gshmem.init()
