@@ -230,6 +230,17 @@ def wait_until(ivar, cmp, cmp_value, _semantic=None):
 
 
 @_high
+def remote_ptr(ptr, pe, _semantic=None):
+    """pe's copy of the symmetric ptr as a pointer of ptr's own type, for loads and stores (nvshmem_ptr; as
+    Triton-distributed's remote_ptr). Null where pe's memory is not mapped here."""
+    v = ptr if isinstance(ptr, core.tensor) else _semantic.to_tensor(ptr)
+    if not v.type.is_ptr():
+        raise TypeError(f"remote_ptr: pass a pointer (a tensor argument of the kernel), not {v.type}")
+    address = _call("nvshmem_ptr", (v, pe), {"_semantic": _semantic})
+    return core.cast(address, v.type, _semantic=_semantic)
+
+
+@_high
 def barrier_all(_semantic=None):
     """Quiet, then wait for every PE (nvshmemx_barrier_all_block: one barrier per program)."""
     return _call("nvshmemx_barrier_all_block", (), {"_semantic": _semantic})
@@ -417,6 +428,6 @@ def install() -> None:
 
 install()
 
-__all__ = ["LIB_NAME", "extern_libs", "jit", "put", "get", "put_nbi", "get_nbi", "wait_until", "barrier_all",
+__all__ = ["LIB_NAME", "extern_libs", "jit", "remote_ptr", "put", "get", "put_nbi", "get_nbi", "wait_until", "barrier_all",
            "sync_all", "barrier", "sync", "alltoall", "fcollect", "broadcast", "reduce", "requires_gshmem", "requires_nvshmem", "install", "CMP_EQ", "CMP_NE",
            "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE", "SIGNAL_SET", "SIGNAL_ADD", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE"]

@@ -37,8 +37,9 @@ def ring(dst, src, sig, out, nbytes, BLOCK: tl.constexpr):
     nvshmem.quiet()
     nvshmem.barrier_all_block()
     p = nvshmem.ptr(dst, peer).to(tl.pointer_type(tl.int8))
+    q = nvshmem.remote_ptr(dst, peer)  # Triton-distributed's form: a pointer of dst's type
     offs = tl.arange(0, BLOCK)
-    tl.store(out + offs, tl.load(p + offs) + v.to(tl.int8))
+    tl.store(out + offs, tl.load(p + offs) + tl.load(q + offs) + v.to(tl.int8))
 
 
 @triton.jit
