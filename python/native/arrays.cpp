@@ -1,5 +1,7 @@
 #include "arrays.h"
 
+#include <cstring>
+
 #include "gshmem/error.hpp"
 
 namespace gshmem {
@@ -160,6 +162,37 @@ void* element(const ConstArray& a, size_t index, const char* what, const char* a
     index /= a.shape(i);
   }
   return static_cast<char*>(const_cast<void*>(a.data())) + offset * static_cast<int64_t>(a.itemsize());
+}
+
+}  // namespace py
+}  // namespace gshmem
+
+namespace gshmem {
+namespace py {
+
+nb::handle torch_exporter(nb::handle o) noexcept {
+  static PyTypeObject* tensor_type = nullptr;
+  static PyObject* to_dlpack = nullptr;
+  static bool looked = false;
+  PyTypeObject* type = Py_TYPE(o.ptr());
+  if (tensor_type != nullptr) return type == tensor_type ? nb::handle(to_dlpack) : nb::handle();
+  if (looked || std::strcmp(type->tp_name, "Tensor") != 0) return nb::handle();
+  looked = true;  // torch is imported (one of its tensors is here): find its type and exporter, once
+  PyObject* dlpack = PyImport_ImportModule("torch.utils.dlpack");
+  PyObject* torch = dlpack != nullptr ? PyImport_ImportModule("torch") : nullptr;
+  PyObject* tensor = torch != nullptr ? PyObject_GetAttrString(torch, "Tensor") : nullptr;
+  PyObject* fn = dlpack != nullptr ? PyObject_GetAttrString(dlpack, "to_dlpack") : nullptr;
+  if (tensor != nullptr && fn != nullptr && PyType_Check(tensor)) {
+    tensor_type = reinterpret_cast<PyTypeObject*>(tensor);  // kept for the process's life, as torch is
+    to_dlpack = fn;
+  } else {
+    Py_XDECREF(tensor);
+    Py_XDECREF(fn);
+    PyErr_Clear();
+  }
+  Py_XDECREF(torch);
+  Py_XDECREF(dlpack);
+  return type == tensor_type && tensor_type != nullptr ? nb::handle(to_dlpack) : nb::handle();
 }
 
 }  // namespace py

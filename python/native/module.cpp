@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "array_arg.h"
 #include "arrays.h"
 #include "bindings.h"
 #include "gshmem/error.hpp"
@@ -655,7 +656,7 @@ NB_MODULE(_native, m) {
       "on every PE before any PE returns.");
   m.def("free", &free_array, "array"_a, "Frees a symmetric array (collective).");
   m.def(
-      "is_symmetric", [](const ConstArray& a) { return Registry::instance().find(a.data(), a.nbytes()) != nullptr; },
+      "is_symmetric", [](const ArrayArg& a) { return Registry::instance().find(a.data(), a.nbytes()) != nullptr; },
       "array"_a, "Whether the array lies in a live symmetric allocation.");
   m.def(
       "peer_array",
@@ -687,7 +688,7 @@ NB_MODULE(_native, m) {
   // ---- RMA ----
   m.def(
       "put",
-      [](const ConstArray& dest, const ConstArray& src, int pe, bool nbi, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, int pe, bool nbi, nb::handle stream) {
         rma(true, dest, src, pe, nbi, stream, "gshmem.put");
       },
       "dest"_a, "src"_a, "pe"_a, nb::kw_only(), "nbi"_a = false, "stream"_a = nb::none(),
@@ -695,14 +696,14 @@ NB_MODULE(_native, m) {
       "order on that CUDA stream.");
   m.def(
       "get",
-      [](const ConstArray& dest, const ConstArray& src, int pe, bool nbi, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, int pe, bool nbi, nb::handle stream) {
         rma(false, dest, src, pe, nbi, stream, "gshmem.get");
       },
       "dest"_a, "src"_a, "pe"_a, nb::kw_only(), "nbi"_a = false, "stream"_a = nb::none(),
       "Copies `pe`'s copy of the symmetric src into dest (local).");
   m.def(
       "copy_bytes",
-      [](const ConstArray& dest, const ConstArray& src, size_t nbytes, int pe, bool get, bool nbi, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, size_t nbytes, int pe, bool get, bool nbi, nb::handle stream) {
         const char* api = get ? "gshmem.get" : "gshmem.put";
         pe_of(pe, api);
         require_contiguous(dest, "dest", api);
@@ -725,7 +726,7 @@ NB_MODULE(_native, m) {
       "for a get): the byte form that bindings of NVSHMEM's byte calls use.");
   m.def(
       "p",
-      [](const ConstArray& dest, nb::handle value, int pe, size_t index, nb::handle stream) {
+      [](const ArrayArg& dest, nb::handle value, int pe, size_t index, nb::handle stream) {
         const char* api = "gshmem.p";
         pe_of(pe, api);
         void* d = sym_element(dest, index, "dest", api);
@@ -741,7 +742,7 @@ NB_MODULE(_native, m) {
       "Stores one value into element `index` of `pe`'s copy of the symmetric dest.");
   m.def(
       "g",
-      [](const ConstArray& src, int pe, size_t index) {
+      [](const ArrayArg& src, int pe, size_t index) {
         const char* api = "gshmem.g";
         pe_of(pe, api);
         const void* s = sym_element(src, index, "src", api);
@@ -754,7 +755,7 @@ NB_MODULE(_native, m) {
   // ---- Signals ----
   m.def(
       "put_signal",
-      [](const ConstArray& dest, const ConstArray& src, const ConstArray& signal, uint64_t value, int pe, nb::handle op,
+      [](const ArrayArg& dest, const ArrayArg& src, const ArrayArg& signal, uint64_t value, int pe, nb::handle op,
          bool nbi, nb::handle stream, size_t signal_index) {
         const char* api = "gshmem.put_signal";
         pe_of(pe, api);
@@ -774,7 +775,7 @@ NB_MODULE(_native, m) {
       "Puts src into `pe`'s dest, then updates `pe`'s signal (op 'set' or 'add'): the data lands first.");
   m.def(
       "signal_op",
-      [](const ConstArray& signal, uint64_t value, int pe, nb::handle op, nb::handle stream, size_t index) {
+      [](const ArrayArg& signal, uint64_t value, int pe, nb::handle op, nb::handle stream, size_t index) {
         const char* api = "gshmem.signal_op";
         pe_of(pe, api);
         uint64_t* sig = signal_word(signal, index, api);
@@ -784,14 +785,14 @@ NB_MODULE(_native, m) {
       "Updates `pe`'s signal with `value` (op 'set' or 'add').");
   m.def(
       "signal_fetch",
-      [](const ConstArray& signal, size_t index) {
+      [](const ArrayArg& signal, size_t index) {
         const char* api = "gshmem.signal_fetch";
         return host::signal_fetch(signal_word(signal, index, api), api);
       },
       "signal"_a, nb::kw_only(), "index"_a = 0, "This PE's signal value.");
   m.def(
       "signal_wait_until",
-      [](const ConstArray& signal, nb::handle cmp, uint64_t value, nb::handle stream, size_t index) -> nb::object {
+      [](const ArrayArg& signal, nb::handle cmp, uint64_t value, nb::handle stream, size_t index) -> nb::object {
         const char* api = "gshmem.signal_wait_until";
         uint64_t* sig = signal_word(signal, index, api);
         const int c = comparison(cmp, api);
@@ -815,14 +816,14 @@ NB_MODULE(_native, m) {
     if (takes_value) {
       m.def(
           name,
-          [op, fetch, name](const ConstArray& dest, nb::handle value, int pe, size_t index) {
+          [op, fetch, name](const ArrayArg& dest, nb::handle value, int pe, size_t index) {
             return atomic(op, dest, value, nb::none(), pe, index, fetch, (std::string("gshmem.") + name).c_str());
           },
           "dest"_a, "value"_a, "pe"_a, nb::kw_only(), "index"_a = 0, doc);
     } else {
       m.def(
           name,
-          [op, fetch, name](const ConstArray& dest, int pe, size_t index) {
+          [op, fetch, name](const ArrayArg& dest, int pe, size_t index) {
             return atomic(op, dest, nb::none(), nb::none(), pe, index, fetch, (std::string("gshmem.") + name).c_str());
           },
           "dest"_a, "pe"_a, nb::kw_only(), "index"_a = 0, doc);
@@ -840,7 +841,7 @@ NB_MODULE(_native, m) {
   def_amo("atomic_fetch_xor", AmoOp::kXor, true, true, "Bitwise xor with value; returns the previous value.");
   m.def(
       "atomic_compare_swap",
-      [](const ConstArray& dest, nb::handle cond, nb::handle value, int pe, size_t index) {
+      [](const ArrayArg& dest, nb::handle cond, nb::handle value, int pe, size_t index) {
         return atomic(AmoOp::kCompareSwap, dest, value, cond, pe, index, true, "gshmem.atomic_compare_swap");
       },
       "dest"_a, "cond"_a, "value"_a, "pe"_a, nb::kw_only(), "index"_a = 0,
@@ -855,25 +856,25 @@ NB_MODULE(_native, m) {
   };
   m.def(
       "atomic_add",
-      [add_op](const ConstArray& dest, nb::handle value, int pe, size_t index) {
+      [add_op](const ArrayArg& dest, nb::handle value, int pe, size_t index) {
         atomic(add_op(dest), dest, value, nb::none(), pe, index, false, "gshmem.atomic_add");
       },
       "dest"_a, "value"_a, "pe"_a, nb::kw_only(), "index"_a = 0, "Adds value to element `index` of `pe`'s dest.");
   m.def(
       "atomic_fetch_add",
-      [add_op](const ConstArray& dest, nb::handle value, int pe, size_t index) {
+      [add_op](const ArrayArg& dest, nb::handle value, int pe, size_t index) {
         return atomic(add_op(dest), dest, value, nb::none(), pe, index, true, "gshmem.atomic_fetch_add");
       },
       "dest"_a, "value"_a, "pe"_a, nb::kw_only(), "index"_a = 0, "Adds value; returns the previous value.");
   m.def(
       "atomic_inc",
-      [add_op](const ConstArray& dest, int pe, size_t index) {
+      [add_op](const ArrayArg& dest, int pe, size_t index) {
         atomic(add_op(dest), dest, nb::int_(1), nb::none(), pe, index, false, "gshmem.atomic_inc");
       },
       "dest"_a, "pe"_a, nb::kw_only(), "index"_a = 0, "Adds 1.");
   m.def(
       "atomic_fetch_inc",
-      [add_op](const ConstArray& dest, int pe, size_t index) {
+      [add_op](const ArrayArg& dest, int pe, size_t index) {
         return atomic(add_op(dest), dest, nb::int_(1), nb::none(), pe, index, true, "gshmem.atomic_fetch_inc");
       },
       "dest"_a, "pe"_a, nb::kw_only(), "index"_a = 0, "Adds 1; returns the previous value.");
@@ -881,8 +882,7 @@ NB_MODULE(_native, m) {
   // ---- Waits ----
   m.def(
       "wait_until",
-      [](const ConstArray& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status,
-         nb::handle stream) {
+      [](const ArrayArg& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status, nb::handle stream) {
         const char* api = "gshmem.wait_until";
         Stream s = nullptr;
         if (stream_of(stream, &s, api)) {
@@ -897,7 +897,7 @@ NB_MODULE(_native, m) {
       "value (a scalar, or an array of one value per element).");
   m.def(
       "wait_until_any",
-      [](const ConstArray& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) -> nb::object {
+      [](const ArrayArg& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) -> nb::object {
         const size_t i = wait(gshmem::WaitFor::kAny, true, ivars, cmp, value, status, nullptr, "gshmem.wait_until_any");
         return i == SIZE_MAX ? nb::object(nb::none()) : nb::object(nb::int_(i));
       },
@@ -905,7 +905,7 @@ NB_MODULE(_native, m) {
       "Waits until one element compares true; returns its index (None when status excludes every element).");
   m.def(
       "wait_until_some",
-      [](const ConstArray& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) {
+      [](const ArrayArg& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) {
         std::vector<size_t> idx;
         wait(gshmem::WaitFor::kSome, true, ivars, cmp, value, status, &idx, "gshmem.wait_until_some");
         return idx;
@@ -914,14 +914,14 @@ NB_MODULE(_native, m) {
       "Waits until at least one element compares true; returns the indices of those that do.");
   m.def(
       "test",
-      [](const ConstArray& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) {
+      [](const ArrayArg& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) {
         return wait(gshmem::WaitFor::kAll, false, ivars, cmp, value, status, nullptr, "gshmem.test") != 0;
       },
       "ivars"_a, "cmp"_a, "value"_a, nb::kw_only(), "status"_a = nb::none(),
       "Whether every element compares true now.");
   m.def(
       "test_any",
-      [](const ConstArray& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) -> nb::object {
+      [](const ArrayArg& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) -> nb::object {
         const size_t i = wait(gshmem::WaitFor::kAny, false, ivars, cmp, value, status, nullptr, "gshmem.test_any");
         return i == SIZE_MAX ? nb::object(nb::none()) : nb::object(nb::int_(i));
       },
@@ -929,7 +929,7 @@ NB_MODULE(_native, m) {
       "The index of one element that compares true now, or None.");
   m.def(
       "test_some",
-      [](const ConstArray& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) {
+      [](const ArrayArg& ivars, nb::handle cmp, nb::handle value, std::optional<ConstArray> status) {
         std::vector<size_t> idx;
         wait(gshmem::WaitFor::kSome, false, ivars, cmp, value, status, &idx, "gshmem.test_some");
         return idx;
@@ -1051,7 +1051,7 @@ NB_MODULE(_native, m) {
       "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(), "Waits for the team's members.");
   m.def(
       "broadcast",
-      [](const ConstArray& dest, const ConstArray& src, int root, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, int root, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.broadcast";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1070,7 +1070,7 @@ NB_MODULE(_native, m) {
       "The root's src into every member's dest (root: an index in the team).");
   m.def(
       "fcollect",
-      [](const ConstArray& dest, const ConstArray& src, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.fcollect";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1085,7 +1085,7 @@ NB_MODULE(_native, m) {
       "Every member's src, in team order, into every member's dest.");
   m.def(
       "alltoall",
-      [](const ConstArray& dest, const ConstArray& src, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.alltoall";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1104,7 +1104,7 @@ NB_MODULE(_native, m) {
       "Block j of member i's src into block i of member j's dest (src and dest hold a block per member).");
   m.def(
       "reduce",
-      [](const ConstArray& dest, const ConstArray& src, nb::handle op, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, nb::handle op, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.reduce";
         const int team = team_arg(team_object, api);
         team_size(team, api);
@@ -1121,7 +1121,7 @@ NB_MODULE(_native, m) {
       "src combined with op over the team's members into every member's dest.");
   m.def(
       "reducescatter",
-      [](const ConstArray& dest, const ConstArray& src, nb::handle op, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, nb::handle op, nb::handle team_object, nb::handle stream) {
         const char* api = "gshmem.reducescatter";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
