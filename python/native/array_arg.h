@@ -36,7 +36,7 @@ struct type_caster<gshmem::py::ArrayArg> {
     object capsule;
     handle what = src;
     if (handle to_dlpack = gshmem::py::torch_exporter(src)) {
-      PyObject* c = PyObject_CallOneArg(to_dlpack.ptr(), src.ptr());
+      PyObject* c = PyObject_CallFunctionObjArgs(to_dlpack.ptr(), src.ptr(), nullptr);  // Python 3.8 too
       if (c != nullptr) {
         capsule = steal(c);
         what = capsule;
