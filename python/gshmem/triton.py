@@ -13,11 +13,11 @@ Every device name of the library is here under its NVSHMEM name (gshmem.triton.n
 the names torch's and Triton-distributed's wrappers use without the prefix (putmem_signal_block, signal_wait_until,
 ...), resolved in that order: `nvshmemx_<name>`, then `nvshmem_<name>`. torch's element-count calls are here as
 torch defines them: put, get, put_nbi, get_nbi (nelems of the pointers' type, block scope), wait_until (by ivar's
-type), barrier_all, sync_all, barrier, sync, alltoall, fcollect, broadcast and reduce (block scope: one per program). Arguments follow the C
-signature, converted as those wrappers pass them: a pointer as a Triton pointer or an int64 address, a PE or team
-as any integer; a function that returns void gives an int32 to ignore. Triton calls a scalar extern function in
-every thread of the program (the block), so the _block forms are the ones to call for data; a thread-scope call
-(nvshmem_putmem) is made by every thread.
+type), barrier_all, sync_all, barrier, sync, alltoall, fcollect, broadcast and reduce (block scope: one per
+program). Arguments follow the C signature, converted as those wrappers pass them: a pointer as a Triton pointer or
+an int64 address, a PE or team as any integer; a function that returns void gives an int32 to ignore. Triton calls
+a scalar extern function in every thread of the program (the block), so the _block forms are the ones to call for
+data; a thread-scope call (nvshmem_putmem) is made by every thread.
 
 Set-up: importing this module adds a hook to Triton's module loading (triton.knobs.runtime.kernel_load_end_hook;
 older Triton: CompiledKernel._init_handles) that sets up each module linking the library (gshmem.devlib.module_init)
@@ -89,11 +89,10 @@ def _signatures() -> Dict[str, Tuple[Any, Tuple[Any, ...]]]:
     return table
 
 
-def _semantic_of(kwargs: Dict[str, Any]) -> Any:
-    s = kwargs.get("_semantic")
-    if s is None:
+def _require_semantic(semantic: Any) -> Any:
+    if semantic is None:
         raise RuntimeError("gshmem.triton functions are called from inside a @triton.jit kernel (Triton 3.4 or newer)")
-    return s
+    return semantic
 
 
 def _convert(value: Any, want: Any, semantic: Any, name: str, index: int) -> Any:
@@ -114,8 +113,8 @@ def _convert(value: Any, want: Any, semantic: Any, name: str, index: int) -> Any
     return core.cast(v, want, _semantic=semantic)
 
 
-def _call(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
-    semantic = _semantic_of(kwargs)
+def _call(name: str, args: Tuple[Any, ...], semantic: Any) -> Any:
+    semantic = _require_semantic(semantic)
     ret, params = _signatures()[name]
     if len(args) != len(params):
         raise TypeError(f"{name} takes {len(params)} arguments, {len(args)} given")
@@ -138,7 +137,7 @@ def _call(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
 def _extern(name: str) -> Callable[..., Any]:
     # Triton passes _semantic to the builtins whose signature names it (Triton 3.4 and newer).
     def call(*args: Any, _semantic: Any = None) -> Any:
-        return _call(name, args, {"_semantic": _semantic})
+        return _call(name, args, _semantic)
 
     call.__name__ = call.__qualname__ = name
     ret, params = _signatures()[name]
@@ -184,111 +183,103 @@ def _type_name(ptr: Any, semantic: Any, what: str) -> str:
     return name
 
 
-def _high(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return core.extern(fn)
+def _copy(what: str, c_name: str, dest: Any, source: Any, nelems: Any, pe: Any, semantic: Any) -> Any:
+    """A block copy of nelems elements of the pointers' type (both of one type): torch's put/get and their nbi."""
+    _same_type(dest, source, semantic, what)
+    return _call(c_name, (dest, source, _bytes(nelems, dest, semantic, what), pe), semantic)
 
 
-@_high
+@core.extern
 def put(dest, source, nelems, pe, _semantic=None):
     """nelems elements of source into PE pe's dest (nvshmemx_putmem_block)."""
-    _same_type(dest, source, _semantic, "put")
-    return _call("nvshmemx_putmem_block", (dest, source, _bytes(nelems, dest, _semantic, "put"), pe),
-                 {"_semantic": _semantic})
+    return _copy("put", "nvshmemx_putmem_block", dest, source, nelems, pe, _semantic)
 
 
-@_high
+@core.extern
 def get(dest, source, nelems, pe, _semantic=None):
     """nelems elements of PE pe's source into dest (nvshmemx_getmem_block)."""
-    _same_type(dest, source, _semantic, "get")
-    return _call("nvshmemx_getmem_block", (dest, source, _bytes(nelems, dest, _semantic, "get"), pe),
-                 {"_semantic": _semantic})
+    return _copy("get", "nvshmemx_getmem_block", dest, source, nelems, pe, _semantic)
 
 
-@_high
+@core.extern
 def put_nbi(dest, source, nelems, pe, _semantic=None):
     """put without waiting: complete it with quiet (nvshmemx_putmem_nbi_block)."""
-    _same_type(dest, source, _semantic, "put_nbi")
-    return _call("nvshmemx_putmem_nbi_block", (dest, source, _bytes(nelems, dest, _semantic, "put_nbi"), pe),
-                 {"_semantic": _semantic})
+    return _copy("put_nbi", "nvshmemx_putmem_nbi_block", dest, source, nelems, pe, _semantic)
 
 
-@_high
+@core.extern
 def get_nbi(dest, source, nelems, pe, _semantic=None):
     """get without waiting: complete it with quiet (nvshmemx_getmem_nbi_block)."""
-    _same_type(dest, source, _semantic, "get_nbi")
-    return _call("nvshmemx_getmem_nbi_block", (dest, source, _bytes(nelems, dest, _semantic, "get_nbi"), pe),
-                 {"_semantic": _semantic})
+    return _copy("get_nbi", "nvshmemx_getmem_nbi_block", dest, source, nelems, pe, _semantic)
 
 
-@_high
+@core.extern
 def wait_until(ivar, cmp, cmp_value, _semantic=None):
     """Waits until this PE's ivar compares true (nvshmem_<T>_wait_until for ivar's element type)."""
     name = f"nvshmem_{_type_name(ivar, _semantic, 'wait_until')}_wait_until"
     if name not in _signatures():
         raise TypeError(f"wait_until: NVSHMEM waits on no {_element(ivar, _semantic, 'wait_until')} variable")
-    return _call(name, (ivar, cmp, cmp_value), {"_semantic": _semantic})
+    return _call(name, (ivar, cmp, cmp_value), _semantic)
 
 
-@_high
+@core.extern
 def remote_ptr(ptr, pe, _semantic=None):
     """pe's copy of the symmetric ptr as a pointer of ptr's own type, for loads and stores (nvshmem_ptr; as
     Triton-distributed's remote_ptr). Null where pe's memory is not mapped here."""
     v = ptr if isinstance(ptr, core.tensor) else _semantic.to_tensor(ptr)
-    if not v.type.is_ptr():
-        raise TypeError(f"remote_ptr: pass a pointer (a tensor argument of the kernel), not {v.type}")
-    address = _call("nvshmem_ptr", (v, pe), {"_semantic": _semantic})
-    return core.cast(address, v.type, _semantic=_semantic)
+    _element(v, _semantic, "remote_ptr")  # a pointer, or the error that says so
+    return core.cast(_call("nvshmem_ptr", (v, pe), _semantic), v.type, _semantic=_semantic)
 
 
-@_high
+@core.extern
 def barrier_all(_semantic=None):
     """Quiet, then wait for every PE (nvshmemx_barrier_all_block: one barrier per program)."""
-    return _call("nvshmemx_barrier_all_block", (), {"_semantic": _semantic})
+    return _call("nvshmemx_barrier_all_block", (), _semantic)
 
 
-@_high
+@core.extern
 def sync_all(_semantic=None):
     """Wait for every PE (nvshmemx_sync_all_block)."""
-    return _call("nvshmemx_sync_all_block", (), {"_semantic": _semantic})
+    return _call("nvshmemx_sync_all_block", (), _semantic)
 
 
-@_high
+@core.extern
 def barrier(team, _semantic=None):
     """A team's barrier (nvshmemx_barrier_block)."""
-    return _call("nvshmemx_barrier_block", (team,), {"_semantic": _semantic})
+    return _call("nvshmemx_barrier_block", (team,), _semantic)
 
 
-@_high
+@core.extern
 def sync(team, _semantic=None):
     """A team's sync (nvshmemx_team_sync_block)."""
-    return _call("nvshmemx_team_sync_block", (team,), {"_semantic": _semantic})
+    return _call("nvshmemx_team_sync_block", (team,), _semantic)
 
 
-@_high
+@core.extern
 def alltoall(team, dest, source, nelems_per_pe, _semantic=None):
     """nelems_per_pe elements to and from each member (nvshmemx_alltoallmem_block)."""
     _same_type(dest, source, _semantic, "alltoall")
     return _call("nvshmemx_alltoallmem_block",
-                 (team, dest, source, _bytes(nelems_per_pe, dest, _semantic, "alltoall")), {"_semantic": _semantic})
+                 (team, dest, source, _bytes(nelems_per_pe, dest, _semantic, "alltoall")), _semantic)
 
 
-@_high
+@core.extern
 def fcollect(team, dest, source, nelems, _semantic=None):
     """Each member's nelems elements, in member order (nvshmemx_fcollectmem_block)."""
     _same_type(dest, source, _semantic, "fcollect")
     return _call("nvshmemx_fcollectmem_block", (team, dest, source, _bytes(nelems, dest, _semantic, "fcollect")),
-                 {"_semantic": _semantic})
+                 _semantic)
 
 
-@_high
+@core.extern
 def broadcast(team, dest, source, nelems, pe_root, _semantic=None):
     """pe_root's nelems elements to every member (nvshmemx_broadcastmem_block)."""
     _same_type(dest, source, _semantic, "broadcast")
     return _call("nvshmemx_broadcastmem_block",
-                 (team, dest, source, _bytes(nelems, dest, _semantic, "broadcast"), pe_root), {"_semantic": _semantic})
+                 (team, dest, source, _bytes(nelems, dest, _semantic, "broadcast"), pe_root), _semantic)
 
 
-@_high
+@core.extern
 def reduce(team, dest, source, nreduce, operation, _semantic=None):
     """dest = operation ("sum", "max", "min", "prod", "and", "or", "xor": a constexpr) over the members' source, nreduce
     elements (nvshmemx_<T>_<op>_reduce_block for dest's element type)."""
@@ -298,7 +289,7 @@ def reduce(team, dest, source, nreduce, operation, _semantic=None):
     if name not in _signatures():
         raise TypeError(f"reduce: no {op!r} reduction of {_element(dest, _semantic, 'reduce')} (sum, max, min, prod; "
                         "and, or, xor for integers)")
-    return _call(name, (team, dest, source, nreduce), {"_semantic": _semantic})
+    return _call(name, (team, dest, source, nreduce), _semantic)
 
 
 def __getattr__(attr: str) -> Any:
@@ -428,6 +419,7 @@ def install() -> None:
 
 install()
 
-__all__ = ["LIB_NAME", "extern_libs", "jit", "remote_ptr", "put", "get", "put_nbi", "get_nbi", "wait_until", "barrier_all",
-           "sync_all", "barrier", "sync", "alltoall", "fcollect", "broadcast", "reduce", "requires_gshmem", "requires_nvshmem", "install", "CMP_EQ", "CMP_NE",
-           "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE", "SIGNAL_SET", "SIGNAL_ADD", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE"]
+__all__ = ["LIB_NAME", "extern_libs", "jit", "requires_gshmem", "requires_nvshmem", "install", "remote_ptr", "put",
+           "get", "put_nbi", "get_nbi", "wait_until", "barrier_all", "sync_all", "barrier", "sync", "alltoall",
+           "fcollect", "broadcast", "reduce", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE", "SIGNAL_SET",
+           "SIGNAL_ADD", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE"]

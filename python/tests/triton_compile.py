@@ -4,9 +4,14 @@ find), both argument conventions (Triton pointers, int64 addresses) accepted, an
     PYTHONPATH=<build>/python python3 triton_compile.py
 Prints "triton_compile: ok (...)"; exits 77 ("skipped") where Triton or the device library is missing."""
 
+import os
 import re
 import sys
 import tempfile
+
+# A cache of this run's own: Triton's cache key does not cover gshmem.triton's Python, so a kernel compiled by an
+# earlier version of it would be taken from the cache and the test would not compile anything.
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="gshmem-triton-cache-")
 
 try:
     import triton
@@ -124,7 +129,6 @@ for arch in archs:
 # The examples' kernels (python/examples/triton_*.py) compile too.
 try:
     import importlib.util
-    import os
 
     import torch  # noqa: F401  (the examples import it)
 
@@ -165,8 +169,6 @@ except devlib.DeviceLibraryNotFound as e:
     assert "none of which" in str(e), e
 with tempfile.TemporaryDirectory() as d:
     folder = devlib.nvshmem_lib_dir(d)
-    import os
-
     assert os.path.realpath(os.path.join(folder, "libnvshmem_device.bc")) == built[min(built)]
     for a in built:
         assert os.path.realpath(os.path.join(folder, f"libnvshmem_device_sm_{a}.bc")) == built[a]
@@ -200,5 +202,9 @@ try:
 except AttributeError as e:
     assert "not a device function of the library" in str(e), e
 
-print(f"triton_compile: ok (Triton {triton.__version__}; {examples}sm_{', sm_'.join(map(str, archs))}; library files for "
+import shutil  # noqa: E402
+
+shutil.rmtree(os.environ["TRITON_CACHE_DIR"], ignore_errors=True)
+archs_text = ", ".join(f"sm_{a}" for a in archs)
+print(f"triton_compile: ok (Triton {triton.__version__}; {examples}{archs_text}; library files for "
       f"sm_{', sm_'.join(map(str, sorted(built)))})")
