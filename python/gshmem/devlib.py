@@ -13,6 +13,7 @@ Where it is looked for: $GSHMEM_DEVICE_LIB_DIR, the package's lib/ (an installed
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
@@ -37,8 +38,10 @@ def _folders() -> List[str]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def files() -> Dict[int, str]:
-    """The library's files by architecture (80, 90, ...), from the first folder that holds any."""
+    """The library's files by architecture (80, 90, ...), from the first folder that holds any (looked up once per
+    process: gshmem.triton asks at every launch)."""
     for folder in _folders():
         found = {}
         for f in glob.glob(os.path.join(folder, "libgshmem_device_sm_*.bc")):
