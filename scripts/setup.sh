@@ -91,6 +91,15 @@ else
       "$py" -m pip install -q --disable-pip-version-check --break-system-packages "triton>=3.4,<4" ||
         echo "setup: Triton could not be installed from PyPI: gshmem.triton's test reports skipped" >&2
     fi
+    # numba-cuda with nvJitLink (PyPI), for gshmem.numba's test: kernels compiled to LTO-IR and linked without a
+    # GPU. Where the CUDA toolkit is (the LTO-IR library is built by nvcc), into a folder of the build's own: it
+    # brings numpy 2, which must not replace the numpy of Debian's torch.
+    if [ "$(id -u)" = 0 ] && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } &&
+      [ ! -d "$BUILD/pydeps-numba/numba_cuda" ]; then
+      "$py" -m pip install -q --disable-pip-version-check --break-system-packages --target "$BUILD/pydeps-numba" \
+        "numba-cuda[cu13]>=0.20,<1" ||
+        echo "setup: numba-cuda could not be installed from PyPI: gshmem.numba's test reports skipped" >&2
+    fi
   fi
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_BUILD_TESTS=ON \
     -DGSHMEM_BUILD_EXAMPLES=ON -DGSHMEM_BUILD_PERFTESTS=ON "${ucx[@]}" "${python[@]}"

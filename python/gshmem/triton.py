@@ -28,9 +28,7 @@ a message that says so. `extern_libs()` gives the launch argument for kernels la
 from __future__ import annotations
 
 import functools
-import os
-import re
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 try:
     import triton
@@ -48,45 +46,23 @@ CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = 0, 1, 2, 3, 4, 5
 SIGNAL_SET, SIGNAL_ADD = 9, 10
 TEAM_WORLD, TEAM_SHARED, TEAM_NODE = 0, 1, 2  # NVSHMEM_TEAM_WORLD, _SHARED, NVSHMEMX_TEAM_NODE
 
-_SCALARS = {
-    "char": core.int8, "signed char": core.int8, "int8_t": core.int8, "unsigned char": core.uint8,
-    "uint8_t": core.uint8, "short": core.int16, "int16_t": core.int16, "unsigned short": core.uint16,
-    "uint16_t": core.uint16, "int": core.int32, "int32_t": core.int32, "nvshmem_team_t": core.int32,
-    "unsigned int": core.uint32, "uint32_t": core.uint32, "long": core.int64, "long long": core.int64,
-    "int64_t": core.int64, "ptrdiff_t": core.int64, "unsigned long": core.uint64, "unsigned long long": core.uint64,
-    "uint64_t": core.uint64, "size_t": core.uint64, "float": core.float32, "double": core.float64,
-    "__half": core.float16, "__nv_bfloat16": core.bfloat16,
-    # NVSHMEM's handles and enumerations, by their C types
-    "nvshmemx_qp_handle_t": core.int32, "nvshmemx_region_handle_t": core.uint64, "nvshmemx_smem_amount_t": core.int32,
-}
 _POINTER = "pointer"
 
 
-def _c_type(decl: str) -> Any:
-    """A C parameter or return type: a Triton scalar dtype, _POINTER, None (void), or the type's text when Triton
-    cannot carry it (a structure by value)."""
-    decl = decl.strip()
-    if "*" in decl:
+def _triton_type(t: Any) -> Any:
+    """A C type as gshmem.devlib.c_type gives it: a Triton scalar dtype, _POINTER, None (void), or the type's text
+    when Triton cannot carry it (a structure by value)."""
+    if isinstance(t, devlib.Pointer):
         return _POINTER
-    words = decl.replace("const ", "").split()
-    if words == ["void"]:
-        return None
-    for n in (len(words), len(words) - 1):  # with and without the parameter's name
-        t = " ".join(words[:n])
-        if t in _SCALARS:
-            return _SCALARS[t]
-    return decl
+    if t is None or t not in devlib.TYPE_NAMES:
+        return t
+    return getattr(core, t)
 
 
 @functools.lru_cache(maxsize=None)
 def _signatures() -> Dict[str, Tuple[Any, Tuple[Any, ...]]]:
-    table = {}
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "device_api.txt")) as f:
-        for line in f:
-            ret, name, params = line.rstrip("\n").split("|")
-            args = () if params.strip() == "void" else tuple(_c_type(p) for p in params.split(","))
-            table[name] = (_c_type(ret), args)
-    return table
+    return {name: (_triton_type(ret), tuple(_triton_type(p) for p in params))
+            for name, (ret, params) in devlib.signatures().items()}
 
 
 def _require_semantic(semantic: Any) -> Any:

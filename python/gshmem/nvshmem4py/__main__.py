@@ -1,8 +1,8 @@
 """python -m gshmem.nvshmem4py install|uninstall [--target DIR]
 
-install: makes nvshmem4py's module names (nvshmem.core, nvshmem.core.interop.torch / .cupy, nvshmem.bindings) import
-this package's
-implementation, by writing a small `nvshmem` package into DIR (default: the site-packages that holds gshmem).
+install: makes nvshmem4py's module names (nvshmem.core, nvshmem.core.interop.torch / .cupy,
+nvshmem.core.device.numba, nvshmem.bindings, nvshmem.bindings.device.numba) import this package's implementation, by
+writing a small `nvshmem` package into DIR (default: the site-packages that holds gshmem).
 It refuses where a real nvshmem4py is installed (an `nvshmem` package that is not this shim), rather than shadow
 it. uninstall removes the shim (only the shim)."""
 
@@ -20,7 +20,9 @@ import sys as _sys
 
 from gshmem.nvshmem4py import bindings as _bindings
 from gshmem.nvshmem4py import core as _core
+from gshmem.nvshmem4py.core import device as _device
 from gshmem.nvshmem4py.core import interop as _interop
+from gshmem.nvshmem4py.bindings import device as _bindings_device
 
 core = _core
 bindings = _bindings
@@ -29,6 +31,9 @@ _sys.modules[__name__ + ".core"] = _core
 _sys.modules[__name__ + ".core.interop"] = _interop
 _sys.modules[__name__ + ".core.interop.torch"] = _interop.torch
 _sys.modules[__name__ + ".core.interop.cupy"] = _interop.cupy
+# The device bindings' packages; their numba modules load from them when imported (they need numba-cuda).
+_sys.modules[__name__ + ".core.device"] = _device
+_sys.modules[__name__ + ".bindings.device"] = _bindings_device
 '''
 
 

@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, Tuple
 
 from ... import _native
 from ..core._types import NvshmemError
+from . import device  # noqa: F401  (nvshmem.bindings.device.numba, loaded when first used)
 
 __all__ = ["NvshmemError", "Signal_op", "Cmp_type", "Init_status", "Team_id", "Thread_support", "Status", "Flags",
            "check_status", "uniqueid", "UniqueId", "uniqueid_args", "InitAttr", "init_attr", "team_config",

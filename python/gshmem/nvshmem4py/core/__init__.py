@@ -31,6 +31,7 @@ from ._types import (
     UniqueID,
     Version,
 )
+from . import device  # noqa: F401  (nvshmem.core.device.numba, loaded when first used)
 from . import interop  # noqa: F401  (nvshmem.core.interop.torch / .cupy)
 from .interop.cupy import array, array_get_buffer, bytearray, free_array, get_peer_array  # noqa: A001
 from .interop.torch import bytetensor, free_tensor, get_peer_tensor, tensor, tensor_get_buffer
