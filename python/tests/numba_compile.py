@@ -8,7 +8,10 @@ Prints "numba_compile: ok (...)"; exits 77 ("skipped") where numba-cuda, nvJitLi
 numba-cuda compiles each @overload's implementation for the current GPU's architecture; with no GPU here, the test
 gives it a stand-in device of the target's compute capability (only that number is read)."""
 
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 try:  # numba-cuda installed into a folder of its own (PYTHONPATH) has its .pth redirector unprocessed
@@ -165,6 +168,22 @@ def link(ltoirs: list, arch: str) -> bytes:
         nvjitlink.destroy(handle)
 
 
+def state_is_global(cubin: bytes) -> bool:
+    """Whether the cubin (an ELF file) defines the module state as a global object, which the set-up finds by name
+    (cuLibraryGetGlobal): LTO must not have made it local. readelf reads the symbol table where it is installed."""
+    if devlib.STATE_SYMBOL.encode() not in cubin:
+        return False
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        return True
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        table = subprocess.run([readelf, "-sW", f.name], capture_output=True, text=True, check=True).stdout
+    return any(line.split()[3:5] == ["OBJECT", "GLOBAL"] and line.split()[-1] == devlib.STATE_SYMBOL
+               for line in table.splitlines() if len(line.split()) >= 8)
+
+
 def expect_error(fn, sig: str, text: str) -> None:
     try:
         cuda.compile(fn, sig, device=False, output="ltoir", cc=(8, 0), abi="numba")
@@ -187,8 +206,9 @@ def main() -> None:
         for fn, _ in KERNELS:
             if fn.__name__.encode() not in cubin:
                 raise SystemExit(f"numba_compile: FAILED: the {arch} cubin has no kernel {fn.__name__}")
-        if devlib.STATE_SYMBOL.encode() not in cubin:
-            raise SystemExit(f"numba_compile: FAILED: the {arch} cubin has no {devlib.STATE_SYMBOL}")
+        if not state_is_global(cubin):
+            raise SystemExit(f"numba_compile: FAILED: the {arch} cubin has no global {devlib.STATE_SYMBOL} (the set-up "
+                             "callback finds it by name)")
         sizes.append(len(cubin))
     # The library's items: the set-up callbacks are what numba-cuda calls as it loads each module.
     lib = shm.library()
