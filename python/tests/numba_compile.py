@@ -36,6 +36,7 @@ except devlib.DeviceLibraryNotFound as e:
 
 import gshmem.numba as shm  # noqa: E402
 from gshmem.nvshmem4py.core import ComparisonType, SignalOp  # noqa: E402
+from gshmem.nvshmem4py.bindings.device import numba as bindings_numba  # noqa: E402
 from gshmem.nvshmem4py.core.device import numba as nvshmem_numba  # noqa: E402
 
 
@@ -135,6 +136,9 @@ def nvshmem4py_kernel(dst, src, sig, team):
     nvshmem_numba.signal_wait(sig, ComparisonType.CMP_EQ, 1)
     nvshmem_numba.reduce(team, dst, src, "sum")
     nvshmem_numba.barrier_all()
+    # nvshmem.bindings.device.numba: the C functions without their prefix
+    bindings_numba.float_put_nbi_block(dst, src, src.size, (me + 1) % nvshmem_numba.n_pes())
+    bindings_numba.quiet()
 
 
 KERNELS = [
