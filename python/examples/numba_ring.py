@@ -32,14 +32,15 @@ def main():
     gshmem.init()
     me, n = gshmem.my_pe(), gshmem.n_pes()
     cuda.select_device(gshmem.cuda_device())
+    dev = torch.device("cuda", gshmem.cuda_device())
     inbox = gshmem.zeros(N, "int64", like="torch")
     token = gshmem.zeros(N, "int64", like="torch")
     sig = gshmem.zeros(1, "uint64", like="torch")
-    torch.cuda.synchronize()
+    torch.cuda.synchronize(dev)
     gshmem.barrier_all()
     for r in range(1, n + 1):
         ring_step[1, 256](inbox, token, sig, r)
-        torch.cuda.synchronize()
+        torch.cuda.synchronize(dev)
         gshmem.barrier_all()  # every PE has read its inbox before the next round's put overwrites it
     want = n * (n - 1) // 2
     assert bool((token == want).all()), token[:4]

@@ -35,11 +35,18 @@ import functools
 import os
 from typing import Any, Callable, Dict, Optional
 
+try:  # numba-cuda on a path whose .pth files were not read (PYTHONPATH): its redirection of numba.cuda to itself
+    import _numba_cuda_redirector  # noqa: F401
+except ImportError:
+    pass
 try:
     from llvmlite import ir
     from numba import cuda, types
 except ImportError as e:  # pragma: no cover - the message is the test
     raise ImportError("gshmem.numba needs numba-cuda: pip install 'numba-cuda[cu13]'") from e
+if getattr(cuda, "implementation", "NVIDIA") != "NVIDIA" or not hasattr(cuda, "Fatbin"):
+    raise ImportError("gshmem.numba needs numba-cuda 0.20 or newer (NVIDIA's package: pip install 'numba-cuda[cu13]'); "
+                      "this numba.cuda is numba's own older target, which links no LTO-IR")
 try:  # numba-cuda 0.20 and newer: the CUDA target's own extension API
     from numba.cuda import cgutils
     from numba.cuda.extending import intrinsic, overload
@@ -76,15 +83,24 @@ def _handle(object_code: Any) -> tuple:
     return int(h), type(h).__name__ == "CUlibrary"
 
 
+_set_up: set = set()  # the modules set up here (numba-cuda may call the callbacks once per link of the library)
+
+
 def _setup(object_code: Any) -> None:
-    devlib.module_init(*_handle(object_code))
+    handle, is_library = _handle(object_code)
+    if handle not in _set_up:
+        devlib.module_init(handle, is_library)
+        _set_up.add(handle)
 
 
 def _teardown(object_code: Any) -> None:
-    try:
-        devlib.module_finalize(*_handle(object_code))
-    except Exception:  # the process is ending: nothing is left to stop writing into it
-        pass
+    handle, is_library = _handle(object_code)
+    if handle in _set_up:
+        _set_up.discard(handle)
+        try:
+            devlib.module_finalize(handle, is_library)
+        except Exception:  # the process is ending: nothing is left to stop writing into it
+            pass
 
 
 @functools.lru_cache(maxsize=None)
@@ -98,9 +114,11 @@ def library() -> Any:
 
 
 def _link(context: Any) -> None:
-    # Added to the code library of the function being compiled; numba-cuda passes a device function's link items on
-    # to the kernels that call it.
-    context.active_code_library.add_linking_file(library())
+    # Added to the code library of the function being compiled, once (each addition also adds the callbacks);
+    # numba-cuda passes a device function's link items on to the kernels that call it.
+    code = context.active_code_library
+    if library() not in getattr(code, "_linking_files", ()):
+        code.add_linking_file(library())
 
 
 # ---- The C functions ----

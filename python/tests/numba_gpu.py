@@ -26,7 +26,11 @@ try:
 except gshmem.devlib.DeviceLibraryNotFound as e:
     print(f"numba_gpu: skipped: {e}")
     sys.exit(77)
-import gshmem.numba as shm  # noqa: E402
+try:
+    import gshmem.numba as shm  # noqa: E402
+except ImportError as e:  # numba's own older CUDA target
+    print(f"numba_gpu: skipped: {e}")
+    sys.exit(77)
 
 gshmem.init()
 me, n = gshmem.my_pe(), gshmem.n_pes()
@@ -37,13 +41,13 @@ dev = torch.device("cuda", gshmem.cuda_device())
 def sym(shape, dtype, fill=0):
     t = gshmem.empty(shape, dtype, like="torch")
     t.fill_(fill)
-    torch.cuda.synchronize()  # filled before any peer's put can land
+    torch.cuda.synchronize(dev)  # filled before any peer's put can land
     return t
 
 
 def settled():
     """This PE's GPU work done, then every PE's."""
-    torch.cuda.synchronize()
+    torch.cuda.synchronize(dev)
     gshmem.barrier_all()
 
 
@@ -160,7 +164,7 @@ for r in range(1, 4):
     src.fill_((me * 7 + r) % 251)
     settled()
     ring_put_signal[1, 128](dst, src, sig, r)
-    torch.cuda.synchronize()
+    torch.cuda.synchronize(dev)
     assert int(sig.item()) == r and bool((dst == ((me - 1) % n * 7 + r) % 251).all()), (r, sig.item(), dst[:4])
     gshmem.barrier_all()
 
@@ -171,7 +175,7 @@ outs = [sym(M, "int32", -1) for _ in range(3)]
 gots = [torch.full((M,), -1, dtype=torch.int32, device=dev) for _ in range(3)]
 settled()
 rings[1, 128](*outs, *gots, rsrc)
-torch.cuda.synchronize()
+torch.cuda.synchronize(dev)
 gshmem.barrier_all()
 for scope, d, g in zip(("thread", "warp", "block"), outs, gots):
     assert bool((d == (me - 1) % n + 1).all()), (scope, d[:4])
@@ -182,7 +186,7 @@ i32, f16 = sym(1, "int32"), sym(1, "float16")
 out_i, out_h = torch.zeros(1, dtype=torch.int32, device=dev), torch.zeros(1, dtype=torch.float16, device=dev)
 settled()
 scalars[1, 64](i32, f16, out_i, out_h)
-torch.cuda.synchronize()
+torch.cuda.synchronize(dev)
 gshmem.barrier_all()
 left = (me - 1) % n
 assert int(i32.item()) == left * 10 + 1 and float(f16.item()) == left + 0.5, (i32.item(), f16.item())
@@ -193,7 +197,7 @@ counter, swap, dcount = sym(1, "int64"), sym(1, "int32"), sym(1, "float64")
 old = torch.full((2,), -1, dtype=torch.int64, device=dev)
 settled()
 atomics[1, 1](counter, swap, dcount, old)
-torch.cuda.synchronize()
+torch.cuda.synchronize(dev)
 gshmem.barrier_all()
 assert int(counter.item()) == 2 * n and int(old[1].item()) == 2 * n, (counter.item(), old.tolist())
 assert float(dcount.item()) == n * (n + 1) / 2, dcount.item()
@@ -205,7 +209,7 @@ buf, out = sym(K, "float32"), torch.zeros(K, dtype=torch.float32, device=dev)
 buf.copy_(torch.arange(K, device=dev, dtype=torch.float32) + me + 1)
 settled()
 allreduce_by_loads[1, K](buf, out)
-torch.cuda.synchronize()
+torch.cuda.synchronize(dev)
 assert torch.equal(out, n * torch.arange(K, device=dev, dtype=torch.float32) + n * (n + 1) / 2), out[:4]
 
 # collectives on the world
@@ -224,7 +228,7 @@ for p in range(n):
     a2a_s[p * B:(p + 1) * B] = me * 16 + p
 settled()
 collectives[1, 128](0, rs, rd, mx_s, mx_d, scat_s, scat_d, fc_s, fc_d, bc, a2a_s, a2a_d, n - 1)
-torch.cuda.synchronize()
+torch.cuda.synchronize(dev)
 gshmem.barrier_all()
 assert torch.equal(rd, base * n + n * (n - 1) / 2), rd[:4]
 assert torch.equal(mx_d, torch.arange(R, device=dev, dtype=torch.int32) * n), mx_d[:4]
@@ -239,7 +243,7 @@ assert bool((bc == 10 + n - 1).all()), bc[:4]
 bar = sym(8, "uint64")
 settled()
 barriers[1, 64](bar, 0)
-torch.cuda.synchronize()
+torch.cuda.synchronize(dev)
 gshmem.barrier_all()
 seen = bar.tolist()
 assert seen[0] == 6 * n, seen

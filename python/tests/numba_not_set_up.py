@@ -30,7 +30,7 @@ gshmem.init()
 try:
     my_pe = cuda.declare_device("nvshmem_my_pe", "int32()", link=[library], abi="c")
 except TypeError as e:  # numba-cuda before C-ABI declarations
-    print(f"numba_not_set_up: skipped (this numba-cuda declares no C functions: {e})")
+    print(f"numba_not_set_up: skipped: this numba-cuda declares no C functions: {e}")
     sys.exit(77)
 
 

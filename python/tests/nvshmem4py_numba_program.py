@@ -13,7 +13,7 @@ try:
     import cupy as cp
     from numba import cuda
 except ImportError as e:
-    print(f"nvshmem4py numba program: skipped ({e})")
+    print(f"nvshmem4py numba program: skipped: {e}")
     sys.exit(77)
 try:
     from cuda.core import Device
@@ -21,14 +21,19 @@ except ImportError:
     try:
         from cuda.core.experimental import Device
     except ImportError as e:
-        print(f"nvshmem4py numba program: skipped ({e})")
+        print(f"nvshmem4py numba program: skipped: {e}")
         sys.exit(77)
 if cp.cuda.runtime.getDeviceCount() == 0:
     print("nvshmem4py numba program: no usable GPU: skipped")
     sys.exit(77)
 
 import nvshmem.core as nvshmem  # noqa: E402
-import nvshmem.core.device.numba as nvshmem_numba  # noqa: E402
+
+try:
+    import nvshmem.core.device.numba as nvshmem_numba  # noqa: E402
+except ImportError as e:  # numba's own older CUDA target
+    print(f"nvshmem4py numba program: skipped: {e}")
+    sys.exit(77)
 from nvshmem.core import ComparisonType, SignalOp  # noqa: E402
 
 local = int(os.environ.get("LOCAL_RANK", os.environ.get("GSHMEM_RUN_RANK", "0")))
