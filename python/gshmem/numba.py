@@ -32,8 +32,18 @@ launch, and a kernel in a module that was not set up stops with a message that s
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.metadata
 import os
 from typing import Any, Callable, Dict, Optional
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a source checkout on the path
+        return "(version unknown)"
+
 
 try:  # numba-cuda on a path whose .pth files were not read (PYTHONPATH): its redirection of numba.cuda to itself
     import _numba_cuda_redirector  # noqa: F401
@@ -47,6 +57,18 @@ except ImportError as e:  # pragma: no cover - the message is the test
 if getattr(cuda, "implementation", "NVIDIA") != "NVIDIA" or not hasattr(cuda, "Fatbin"):
     raise ImportError("gshmem.numba needs numba-cuda 0.20 or newer (NVIDIA's package: pip install 'numba-cuda[cu13]'); "
                       "this numba.cuda is numba's own older target, which links no LTO-IR")
+try:  # the CUDA target's implementations, which numba-cuda loads at the first kernel: refuse here, by name, a numpy
+    # it cannot load them with (numba-cuda 0.30 registers numpy.row_stack, which numpy 2.5 removed)
+    importlib.import_module("numba.cuda.cudaimpl")
+except ModuleNotFoundError as e:  # pragma: no cover - a numba-cuda laid out otherwise loads it its own way
+    if e.name != "numba.cuda.cudaimpl":
+        raise
+except AttributeError as e:
+    import numpy
+
+    raise ImportError(f"gshmem.numba: numba-cuda {_version('numba-cuda')} cannot load its CUDA target with numpy "
+                      f"{numpy.__version__} ({e}): install a numpy it supports (for example pip install 'numpy<2.5') "
+                      "or a numba-cuda that supports this numpy") from e
 try:  # numba-cuda 0.20 and newer: the CUDA target's own extension API
     from numba.cuda import cgutils
     from numba.cuda.extending import intrinsic, overload

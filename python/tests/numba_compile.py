@@ -1,7 +1,7 @@
 """gshmem.numba without a GPU: numba-cuda kernels that call every function of nvshmem4py's numba API (and gshmem's
 additions, and C functions by name) compile to LTO-IR and link with the device library into cubins for sm_80 and
 sm_90 (no function left unresolved, the module state present for the set-up callback to fill); nvshmem4py's enums
-are accepted as arguments, and wrong calls are refused by name.
+are accepted as arguments, and wrong calls (and a numpy numba-cuda cannot load with) are refused by name.
     PYTHONPATH=<build>/python python3 numba_compile.py
 Prints "numba_compile: ok (...)"; exits 77 ("skipped") where numba-cuda, nvJitLink or the LTO-IR library is missing.
 
@@ -253,8 +253,15 @@ def main() -> None:
             raise SystemExit(f"numba_compile: FAILED: nvshmem_half_p refused without the reason: {e}")
     else:
         raise SystemExit("numba_compile: FAILED: nvshmem_half_p is declared (numba cannot pass a half as nvcc does)")
+    # A numpy that numba-cuda's CUDA target cannot load with (numpy 2.5 removed row_stack, which numba-cuda 0.30
+    # registers) is refused as gshmem.numba is imported, by name, not at the first kernel's compile.
+    probe = "import numpy; vars(numpy).pop('row_stack', None); import gshmem.numba"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    if run.returncode == 0 or "cannot load its CUDA target with numpy" not in run.stderr:
+        raise SystemExit(f"numba_compile: FAILED: a numpy without row_stack was not refused by name:\n{run.stderr}")
     print(f"numba_compile: ok ({len(KERNELS)} kernels, {len(nvshmem_numba.__all__)} nvshmem4py names, cubins of "
-          f"{sizes[0]} and {sizes[1]} bytes for sm_80 and sm_90, 6 wrong calls refused, {time.time() - start:.1f} s)")
+          f"{sizes[0]} and {sizes[1]} bytes for sm_80 and sm_90, 6 wrong calls and an unusable numpy refused, "
+          f"{time.time() - start:.1f} s)")
 
 
 if __name__ == "__main__":
