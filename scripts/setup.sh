@@ -93,11 +93,12 @@ else
     fi
     # numba-cuda with nvJitLink (PyPI), for gshmem.numba's test: kernels compiled to LTO-IR and linked without a
     # GPU. Where the CUDA toolkit is (the LTO-IR library is built by nvcc), into a folder of the build's own: it
-    # brings numpy 2, which must not replace the numpy of Debian's torch.
+    # brings numpy 2, which must not replace the numpy of Debian's torch; below 2.5, which numba-cuda 0.30 cannot
+    # load its CUDA target with.
     if [ "$(id -u)" = 0 ] && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } &&
       [ ! -d "$BUILD/pydeps-numba/numba_cuda" ]; then
       "$py" -m pip install -q --disable-pip-version-check --break-system-packages --target "$BUILD/pydeps-numba" \
-        "numba-cuda[cu13]>=0.20,<1" ||
+        "numba-cuda[cu13]>=0.20,<1" "numpy<2.5" ||
         echo "setup: numba-cuda could not be installed from PyPI: gshmem.numba's test reports skipped" >&2
     fi
   fi
