@@ -152,7 +152,13 @@ class HostCollEngine final : public CollEngine {
       std::atomic_thread_fence(std::memory_order_seq_cst);
       if (across) check(e->transports_.quiet(), api);  // this PE's puts land before it arrives
       Flags flags{e, t, team, api};
-      detail::flag_barrier(flags, t->my_index, t->size, n);
+      // Across the network each arrival is a message: fewer of them in rounds (flag_barrier.h). `across` is
+      // the same on every member (reachability is symmetric: a team spans hosts or it does not).
+      if (across) {
+        detail::dissemination_barrier(flags, t->my_index, t->size, n);
+      } else {
+        detail::flag_barrier(flags, t->my_index, t->size, n);
+      }
     }
   };
 
