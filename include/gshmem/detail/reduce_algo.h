@@ -243,11 +243,41 @@ GSHMEMI_RED_FN void combine_range(Ops& ops, const TeamSlot& t, T* dest, const T*
   }
 }
 
+// A small integer reduce across the network (messages) on a team whose size is a power of two goes by
+// recursive doubling: in round d (1, 2, 4, ...) each member sends what it has combined so far to member
+// my_index ^ d and combines what that member sent: log2(n) messages from each member instead of n - 1, in
+// rounds that follow one another. The integer combinations do not depend on their order (sums and products
+// wrap), so every member gets the team-order result, bit for bit. The rounds use ll_algo.h's slots (member
+// k's message in slot k of the receiver): a member reaches a given partner in one round only, and it
+// finishes a collective only after every member has started it, that is, has finished reading the one
+// before, so the buffers alternate safely as in the exchange of every member with every member.
+// Returns false, doing nothing, where it does not apply.
+template <class C, class T, class Ops>
+GSHMEMI_RED_FN bool ll_reduce_doubling(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n) {
+  if constexpr (Ops::kMessages && std::is_integral<T>::value && std::is_same<typename C::Acc, T>::value) {
+    if (!ops.messages() || (t.size & (t.size - 1)) != 0) return false;
+    LLRound<Ops> r(ops, t);
+    T mine[kLLBytes / sizeof(T)], theirs[kLLBytes / sizeof(T)];
+    memcpy(mine, src, n * sizeof(T));
+    for (int d = 1; d < t.size; d <<= 1) {
+      const int partner = t.my_index ^ d;
+      r.send(partner, reinterpret_cast<const char*>(mine), n * sizeof(T));
+      r.receive(partner, reinterpret_cast<char*>(theirs), n * sizeof(T));
+      for (size_t e = 0; e < n; ++e) mine[e] = C::apply(mine[e], theirs[e]);
+    }
+    memcpy(dest, mine, n * sizeof(T));
+    r.end();
+    return true;
+  }
+  return false;
+}
+
 // Small reductions in packets (ll_algo.h): every member sends its source (reduce) or block i of it
 // (reduce-scatter, to member i) to every member, which combines the members' values in team order,
 // as combine_members does: the same result as the one-pass algorithm, bit for bit.
 template <class C, class T, class Ops>
 GSHMEMI_RED_FN void ll_reduce(Ops& ops, const TeamSlot& t, T* dest, const T* src, size_t n, bool scatter) {
+  if (!scatter && ll_reduce_doubling<C>(ops, t, dest, src, n)) return;
   LLRound<Ops> r(ops, t);
   for (int k = 1; k <= t.size; ++k) {
     const int i = (t.my_index + k) % t.size;
