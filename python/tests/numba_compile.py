@@ -188,6 +188,18 @@ def state_is_global(cubin: bytes) -> bool:
                for line in table.splitlines() if len(line.split()) >= 8)
 
 
+def numpy_registers_row_stack() -> bool:
+    """Whether loading this numba-cuda's CUDA target reads numpy.row_stack (numba-cuda 0.30 under numpy 2)."""
+    import numpy
+
+    try:
+        import numba.cuda.np.arrayobj as arrayobj
+    except ImportError:
+        return False
+    with open(arrayobj.__file__, encoding="utf-8") as f:
+        return int(numpy.__version__.split(".")[0]) >= 2 and "np.row_stack" in f.read()
+
+
 def expect_error(fn, sig: str, text: str) -> None:
     try:
         cuda.compile(fn, sig, device=False, output="ltoir", cc=(8, 0), abi="numba")
@@ -254,13 +266,17 @@ def main() -> None:
     else:
         raise SystemExit("numba_compile: FAILED: nvshmem_half_p is declared (numba cannot pass a half as nvcc does)")
     # A numpy that numba-cuda's CUDA target cannot load with (numpy 2.5 removed row_stack, which numba-cuda 0.30
-    # registers) is refused as gshmem.numba is imported, by name, not at the first kernel's compile.
-    probe = "import numpy; vars(numpy).pop('row_stack', None); import gshmem.numba"
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    if run.returncode == 0 or "cannot load its CUDA target with numpy" not in run.stderr:
-        raise SystemExit(f"numba_compile: FAILED: a numpy without row_stack was not refused by name:\n{run.stderr}")
+    # registers under numpy 2) is refused as gshmem.numba is imported, by name, not at the first kernel's compile.
+    # Checked where this numba-cuda registers it (another numba-cuda or numpy 1 would import without it).
+    numpy_refused = "(not checked: this numba-cuda registers no numpy.row_stack)"
+    if numpy_registers_row_stack():
+        probe = "import numpy; vars(numpy).pop('row_stack', None); import gshmem.numba"
+        run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+        if run.returncode == 0 or "cannot load its CUDA target with numpy" not in run.stderr:
+            raise SystemExit(f"numba_compile: FAILED: a numpy without row_stack was not refused by name:\n{run.stderr}")
+        numpy_refused = "and an unusable numpy"
     print(f"numba_compile: ok ({len(KERNELS)} kernels, {len(nvshmem_numba.__all__)} nvshmem4py names, cubins of "
-          f"{sizes[0]} and {sizes[1]} bytes for sm_80 and sm_90, 6 wrong calls and an unusable numpy refused, "
+          f"{sizes[0]} and {sizes[1]} bytes for sm_80 and sm_90, 6 wrong calls {numpy_refused} refused, "
           f"{time.time() - start:.1f} s)")
 
 

@@ -152,8 +152,10 @@ class HostCollEngine final : public CollEngine {
       std::atomic_thread_fence(std::memory_order_seq_cst);
       if (across) check(e->transports_.quiet(), api);  // this PE's puts land before it arrives
       Flags flags{e, t, team, api};
-      // Across the network each arrival is a message: fewer of them in rounds (flag_barrier.h). `across` is
-      // the same on every member (reachability is symmetric: a team spans hosts or it does not).
+      // Across the network each arrival is a message: fewer of them in rounds (flag_barrier.h). Every member
+      // must choose alike, as for packets or messages (`across` is `messages()`): heaps are mapped per host,
+      // all of a host's PEs or none, so a team spans hosts for all its members or for none (which assumes
+      // NVSHMEM_DISABLE_P2P set alike on a host's PEs, as a launcher's environment does).
       if (across) {
         detail::dissemination_barrier(flags, t->my_index, t->size, n);
       } else {

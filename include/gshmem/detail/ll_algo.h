@@ -8,9 +8,10 @@
 // Each member's sync area (team.h) holds packets[2][size][kLLPackets]: buffer b, slot k is where
 // member k stores. Collective c of the team that uses packets (every member counts them alike, in
 // ll_calls) goes to buffer c % 2 with flag c % period + 1. A member overwrites a buffer only two such
-// collectives later, which it reaches only after every member has sent it the one in between, that
-// is after every member has finished reading the buffer (each of these collectives sends from every
-// member to every member: broadcast does not use packets). Within a period flags only grow, so a
+// collectives later, which it reaches only after every member has started the one in between (each of
+// these collectives sends from every member to every member, or, in reduce_algo.h's recursive doubling,
+// carries every member's contribution to every member through partners: broadcast does not use
+// packets), that is after every member has finished reading the buffer. Within a period flags only grow, so a
 // packet left from an earlier collective never passes for the current one; every `period`
 // collectives (TeamSlot::ll_period) the members reset their packets to zero between two team syncs,
 // and flags start again from 1.
