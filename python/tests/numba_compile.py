@@ -190,10 +190,12 @@ def state_is_global(cubin: bytes) -> bool:
 
 def numpy_registers_row_stack() -> bool:
     """Whether loading this numba-cuda's CUDA target reads numpy.row_stack (numba-cuda 0.30 under numpy 2)."""
+    import importlib
+
     import numpy
 
-    try:
-        import numba.cuda.np.arrayobj as arrayobj
+    try:  # by name: `import numba.cuda.np.arrayobj as m` would look `np` up as numba.cuda's numpy
+        arrayobj = importlib.import_module("numba.cuda.np.arrayobj")
     except ImportError:
         return False
     with open(arrayobj.__file__, encoding="utf-8") as f:
