@@ -33,17 +33,8 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 import os
 from typing import Any, Callable, Dict, Optional
-
-
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a source checkout on the path
-        return "(version unknown)"
-
 
 try:  # numba-cuda on a path whose .pth files were not read (PYTHONPATH): its redirection of numba.cuda to itself
     import _numba_cuda_redirector  # noqa: F401
@@ -64,9 +55,10 @@ except ModuleNotFoundError as e:  # pragma: no cover - a numba-cuda laid out oth
     if e.name != "numba.cuda.cudaimpl":
         raise
 except AttributeError as e:
+    import numba_cuda
     import numpy
 
-    raise ImportError(f"gshmem.numba: numba-cuda {_version('numba-cuda')} cannot load its CUDA target with numpy "
+    raise ImportError(f"gshmem.numba: numba-cuda {numba_cuda.__version__} cannot load its CUDA target with numpy "
                       f"{numpy.__version__} ({e}): install a numpy it supports (for example pip install 'numpy<2.5') "
                       "or a numba-cuda that supports this numpy") from e
 try:  # numba-cuda 0.20 and newer: the CUDA target's own extension API

@@ -8,6 +8,7 @@ Prints "numba_compile: ok (...)"; exits 77 ("skipped") where numba-cuda, nvJitLi
 numba-cuda compiles each @overload's implementation for the current GPU's architecture; with no GPU here, the test
 gives it a stand-in device of the target's compute capability (only that number is read)."""
 
+import importlib
 import shutil
 import subprocess
 import sys
@@ -190,8 +191,6 @@ def state_is_global(cubin: bytes) -> bool:
 
 def numpy_registers_row_stack() -> bool:
     """Whether loading this numba-cuda's CUDA target reads numpy.row_stack (numba-cuda 0.30 under numpy 2)."""
-    import importlib
-
     import numpy
 
     try:  # by name: `import numba.cuda.np.arrayobj as m` would look `np` up as numba.cuda's numpy
