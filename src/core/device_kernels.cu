@@ -132,7 +132,7 @@ extern "C" __global__ void gshmemi_coll_kernel(gshmem::CollCall c) {
   }
 }
 
-// A stream-ordered operation across the network (see net_stream_call.h): its requests go into the network
+// A stream-ordered operation across the network (see net_stream_call.h): its requests go into the proxy's
 // ring in order, then the kernel waits until the proxy has completed them at the target. The stream's earlier
 // work has finished when the kernel starts, so what the requests read is in place.
 extern "C" __global__ void gshmemi_net_kernel(gshmem::NetStreamCall c) {
@@ -144,28 +144,28 @@ extern "C" __global__ void gshmemi_net_kernel(gshmem::NetStreamCall c) {
       (c.kind == NetStreamCall::kPutSignal && c.bytes > 0)) {
     const bool put = c.kind != NetStreamCall::kGet;
     for (uint64_t i = 0; i < c.count; ++i) {
-      d::NetRequest r = d::net_request(put ? d::kNetPut : d::kNetGet, c.pe, c.offset + i * c.remote_stride);
+      d::ProxyRequest r = d::net_request(put ? d::kProxyPut : d::kProxyGet, c.pe, c.offset + i * c.remote_stride);
       r.bytes = c.bytes;
       if (c.local != 0) {
         r.local = c.local + i * c.local_stride;
       } else {
         r.data[0] = c.value;  // a put of at most 8 bytes that travels in the request
       }
-      last = d::net_post(r);
+      last = d::proxy_post(r);
       posted = true;
     }
   }
   if (c.kind == NetStreamCall::kPutSignal && posted) d::net_fence();
   if (c.kind == NetStreamCall::kSignal || c.kind == NetStreamCall::kPutSignal) {
-    d::NetRequest r = d::net_request(d::kNetAmo, c.pe, c.sig_offset);
+    d::ProxyRequest r = d::net_request(d::kProxyAmo, c.pe, c.sig_offset);
     r.amo = c.sig_op;
     r.amo_bytes = 8;
     r.bytes = 8;
     r.data[0] = c.signal;
-    last = d::net_post(r);
+    last = d::proxy_post(r);
     posted = true;
   }
-  if (posted) d::net_wait_completed(last + 1);
+  if (posted) d::proxy_wait_completed(last + 1);
 }
 
 // One warp: the peers are signalled and waited for in parallel.

@@ -24,8 +24,7 @@
 #include "util/socket.h"
 
 #ifdef GSHMEM_HAVE_CUDA
-#include "transport/ce_proxy.h"
-#include "transport/net_proxy.h"
+#include "transport/proxy.h"
 #include "util/config.h"
 #include "util/cpu_affinity.h"
 #include "util/cuda_driver.h"
@@ -194,18 +193,15 @@ class CudaGpuResources final : public GpuResources {
     return log::format("in barrier %llu for PEs %s", static_cast<unsigned long long>(seq), missing.c_str());
   }
 
-  Status quiet() override {
-    if (proxy_) GSHMEM_CHECK(proxy_->flush());
-    return net_proxy_ ? net_proxy_->flush() : GSHMEM_SUCCESS;
-  }
+  Status quiet() override { return proxy_ ? proxy_->flush() : GSHMEM_SUCCESS; }
   Status quiet_on_stream(void* stream) override {
-    if (!proxy_ && !net_proxy_) return GSHMEM_SUCCESS;
+    if (!proxy_) return GSHMEM_SUCCESS;
     GSHMEM_CU_CHECK(cuLaunchKernel, quiet_fn_, 1, 1, 1, 1, 1, 1, 0, static_cast<CUstream>(stream), nullptr, nullptr);
     return GSHMEM_SUCCESS;
   }
 
   Status network_on_stream(const NetStreamCall& call, void* stream) override {
-    if (!net_proxy_) return GSHMEM_ERROR_NOT_SUPPORTED;
+    if (!network_) return GSHMEM_ERROR_NOT_SUPPORTED;
     // With a local buffer in pageable host memory, a copy on a mapped peer's route is done with it when
     // cuMemcpyAsync returns, so callers may reuse it at once; the kernel would read or write it only when
     // the stream reaches it. Such a call runs at once on the host instead (it waits for the stream's
@@ -232,8 +228,8 @@ class CudaGpuResources final : public GpuResources {
   int device() const override { return static_cast<int>(device_); }
   GpuSharing sharing() const override { return sharing_; }
 
-  void stop_network_proxy() override {
-    if (net_proxy_) net_proxy_->stop();
+  void stop_proxy() override {
+    if (proxy_) proxy_->stop();
   }
 
   void make_current() override {
@@ -253,7 +249,6 @@ class CudaGpuResources final : public GpuResources {
     cu().cuCtxGetCurrent(&was);
     synchronize();
     proxy_.reset();
-    net_proxy_.reset();
     if (legacy_done_) cu().cuEventDestroy(legacy_done_);
     if (watch_stream_) cu().cuStreamDestroy(watch_stream_);
     if (internal_stream_) cu().cuStreamDestroy(internal_stream_);
@@ -314,8 +309,8 @@ class CudaGpuResources final : public GpuResources {
   CUfunction quiet_fn_ = nullptr;
   CUfunction coll_fn_ = nullptr;
   CUfunction net_fn_ = nullptr;
-  std::unique_ptr<CopyProxy> proxy_;     // null when device copies never use the copy engines
-  std::unique_ptr<NetProxy> net_proxy_;  // null when every PE is mapped here
+  std::unique_ptr<Proxy> proxy_;  // null without copy-engine offload when every PE is mapped here
+  bool network_ = false;          // the proxy reaches some PEs through the network transport
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr any_counter_ = 0;
@@ -563,7 +558,7 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
 }
 
 // Step 4 (collective): the device state, in the library's module and every registered one, and the
-// copy-engine proxy.
+// proxy.
 Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   Bootstrap& boot = *b.boot;
   const int n = boot.size();
@@ -580,36 +575,36 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
   st.teams = b.team_table();
   st.team_capacity = b.team_capacity;
-  if (b.config->ce_min_size > 0) {
-    auto proxy = std::make_unique<CopyProxy>();
+  NetworkTransport* network = b.transports->network();
+  if (b.config->ce_min_size > 0 || network != nullptr) {
+    auto proxy = std::make_unique<Proxy>();
     std::string why;
-    Status ps = proxy->start(res->ctx_, boot.rank(), &why);
+    const Status ps = proxy->start(res->ctx_, boot.rank(), b.config->ce_min_size > 0, network, &why);
+    if (!ok(ps) && ps != GSHMEM_ERROR_NOT_SUPPORTED) return ps;
+    if (b.config->ce_min_size > 0 && !why.empty()) {
+      GSHMEM_INFO(kProxy, "device copies do not use the copy engines: %s", why.c_str());
+    }
     if (ok(ps)) {
       res->proxy_ = std::move(proxy);
-      st.ce_ring = res->proxy_->ring();
-      st.ce_counters = res->proxy_->counters();
-      st.ce_min_bytes = b.config->ce_min_size;
-      st.ce_max_blocks =
-          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>(b.config->ce_max_blocks, INT32_MAX)));
-      GSHMEM_INFO(kProxy,
-                  "device _nbi copies of %s or more from grids of at most %d blocks, and of %s or more from larger "
-                  "grids, use the copy engines",
-                  format_size(b.config->ce_min_size).c_str(), st.ce_max_blocks,
-                  format_size(std::min<uint64_t>(b.config->ce_min_size, UINT64_MAX / detail::kCeLargeGridFactor) *
-                              detail::kCeLargeGridFactor)
-                      .c_str());
-    } else if (ps == GSHMEM_ERROR_NOT_SUPPORTED) {
-      GSHMEM_INFO(kProxy, "device copies do not use the copy engines: %s", why.c_str());
-    } else {
-      return ps;
+      st.proxy_ring = res->proxy_->ring();
+      st.proxy_counters = res->proxy_->counters();
     }
   }
-  if (NetworkTransport* network = b.transports->network()) {
-    auto proxy = std::make_unique<NetProxy>();
-    GSHMEM_CHECK(proxy->start(res->ctx_, network));
-    res->net_proxy_ = std::move(proxy);
-    st.net_ring = res->net_proxy_->ring();
-    st.net_counters = res->net_proxy_->counters();
+  if (res->proxy_ && res->proxy_->copies_on()) {
+    st.ce_min_bytes = b.config->ce_min_size;
+    st.ce_max_blocks =
+        static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>(b.config->ce_max_blocks, INT32_MAX)));
+    GSHMEM_INFO(kProxy,
+                "device _nbi copies of %s or more from grids of at most %d blocks, and of %s or more from larger "
+                "grids, use the copy engines",
+                format_size(b.config->ce_min_size).c_str(), st.ce_max_blocks,
+                format_size(std::min<uint64_t>(b.config->ce_min_size, UINT64_MAX / detail::kCeLargeGridFactor) *
+                            detail::kCeLargeGridFactor)
+                    .c_str());
+  }
+  if (network != nullptr) {
+    res->network_ = true;
+    st.proxy_net = 1;
     int across = 0;
     for (int pe = 0; pe < n; ++pe) across += network->reaches(pe) ? 1 : 0;
     GSHMEM_INFO(kProxy, "kernels reach %d PE%s through the network proxy (%s)", across, across == 1 ? "" : "s",

@@ -59,8 +59,9 @@ class GpuResources {
   // through the network, or when the call's local buffer is pageable host memory and the stream is not
   // being captured: the caller then runs it at once, as a copy to a mapped peer takes such a buffer.
   virtual Status network_on_stream(const NetStreamCall& call, void* stream) = 0;
-  // Ends the network proxy's thread (finalize, before the network transport goes); idempotent.
-  virtual void stop_network_proxy() = 0;
+  // Ends the proxy's thread after what kernels handed it (finalize, before the network transport goes);
+  // idempotent.
+  virtual void stop_proxy() = 0;
   virtual GpuSharing sharing() const = 0;
   // The CUDA device ordinal of the bound GPU.
   virtual int device() const = 0;

@@ -600,7 +600,7 @@ Status Runtime::finalize(const char* api) {
     coll_.set_engine(nullptr);
     coll_engine_.reset();
     // After the barrier no PE accesses another's heap any more; not collective.
-    if (gpu_) gpu_->stop_network_proxy();
+    if (gpu_) gpu_->stop_proxy();
     const Status t = transports_.finalize();
     if (ok(s)) s = t;
     heap_.finalize();

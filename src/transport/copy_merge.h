@@ -1,4 +1,4 @@
-// Merging the copies that kernels hand to the copy engines (see ce_proxy.h): the engines move one
+// Merging the copies that kernels hand to the copy engines (see proxy.h): the engines move one
 // large copy much faster than many small ones, and _nbi copies may be issued in any order until the
 // next quiet.
 //

@@ -147,9 +147,9 @@ __global__ void put_big_grid_first(uint64_t* dst, const uint64_t* src, size_t wo
 // What the device state says about the offload: ring present, threshold, tickets taken.
 __global__ void ce_state(unsigned long long* out) {
   const auto& st = gshmem::detail::state();
-  out[0] = st.ce_ring != nullptr;
+  out[0] = st.proxy_ring != nullptr;
   out[1] = st.ce_min_bytes;
-  out[2] = st.ce_ring ? gshmem::detail::ce_posted() : 0;
+  out[2] = st.proxy_ring ? gshmem::detail::proxy_posted() : 0;
 }
 
 unsigned long long read_errors(unsigned long long* e) {

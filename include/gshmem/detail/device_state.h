@@ -19,88 +19,73 @@ namespace detail {
 
 /* Bumped whenever the layout below changes; a module compiled against another layout is refused
  * at registration with a message, rather than reading garbage. */
-constexpr uint32_t kDeviceStateAbi = 6;
+constexpr uint32_t kDeviceStateAbi = 7;
 
-/* Device-initiated copies handed to the copy engines (DMA), see gshmem/device/ce.cuh and the host
- * proxy in the core. A kernel takes ticket t from ce_counters[0], waits until the proxy has consumed
- * ticket t - kCeRingSlots, fills slots[t % kCeRingSlots] and publishes it by a release store of
- * seq = t + 1. The proxy consumes tickets in order, issues the copies on its stream, stores the
- * number consumed into `consumed`, and has the stream write the number completed into
- * ce_counters[1] after them. The ring lives in host-pinned memory that the GPU maps. */
-constexpr uint32_t kCeRingSlots = 1024;
+/* The proxy: a host thread of each GPU PE that serves what kernels hand to it (see gshmem/device/proxy.cuh
+ * for the device side, src/transport/proxy.h for the host side), through one ring of requests:
+ *  - copies handed to the copy engines (DMA): large device-initiated _nbi puts and gets to mapped peers
+ *    (gshmem/device/ce.cuh);
+ *  - operations on PEs that this GPU does not map (other hosts, or NVSHMEM_DISABLE_P2P), issued through
+ *    the network transport (gshmem/device/net.cuh).
+ * A kernel takes ticket t from proxy_counters[0], waits until slots[t % kProxyRingSlots].turn == t (the slot
+ * is free for it), fills the slot and publishes it by a release store of seq = t + 1. The proxy takes
+ * tickets in order. It frees a slot by storing turn = t + kProxyRingSlots, or, for an operation that
+ * returns a value, stores the value in `result` and turn = t | kProxyResultReady; the kernel reads the
+ * value and then frees the slot itself. Once every ticket below c has completed (copies finished, network
+ * operations complete at their targets), the proxy stores c into `completed`: the one counter that quiet
+ * waits for. The ring lives in host-pinned memory that the GPU maps. */
+constexpr uint32_t kProxyRingSlots = 1024;
+constexpr uint64_t kProxyResultReady = 1ull << 63;
+constexpr uint32_t kProxyInlineBytes = 16; /* data carried in the slot itself */
 /* A grid of more than ce_max_blocks blocks hands over only copies of at least this many times
  * ce_min_bytes (its own stores fill the links below that; see gshmem/device/ce.cuh). */
 constexpr uint32_t kCeLargeGridFactor = 4;
-struct CeSlot {
-  uint64_t dst;
-  uint64_t src;
-  uint64_t bytes;
-  uint64_t seq; /* ticket + 1 once the fields above are written */
+enum ProxyOpCode : uint32_t {
+  kProxyPut = 1,   /* `bytes` from `local` (or from `data`, when local is 0) to pe's heap at `offset` */
+  kProxyGet = 2,   /* `bytes` from pe's heap at `offset` to `local` (or into `result`, with kProxyFetch) */
+  kProxyAmo = 3,   /* `amo` (ProxyAmoCode) on the word of amo_bytes at `offset`; kProxyFetch: old value into `result` */
+  kProxyFence = 4, /* later network operations to every PE land after earlier ones */
+  kProxyCopy = 5,  /* the copy engines copy `bytes` from address `local` to address `offset` (a mapped peer's) */
 };
-struct CeRing {
-  uint64_t consumed; /* tickets the proxy has taken (written by the host) */
-  int32_t error;     /* non-zero once a copy failed; the host log says which */
-  int32_t reserved;
-  uint64_t pad[6];
-  CeSlot slots[kCeRingSlots];
-};
-
-/* Device-initiated operations on PEs that this GPU does not map (other hosts, or NVSHMEM_DISABLE_P2P),
- * served by the network proxy, a host thread of this PE that issues them through the network transport
- * (gshmem/device/net.cuh, src/transport/net_proxy.h). A kernel takes ticket t from net_counters[0],
- * waits until slots[t % kNetRingSlots].turn == t (the slot is free for it), fills the slot and publishes
- * it by a release store of seq = t + 1. The proxy takes tickets in order. It frees a slot by storing
- * turn = t + kNetRingSlots, or, for an operation that returns a value, stores the value in `result` and
- * turn = t | kNetResultReady; the kernel reads the value and then frees the slot itself. After the
- * operations it issued have completed at their targets (a network quiet), the proxy stores the number
- * of tickets taken into `completed`. The ring lives in host-pinned memory that the GPU maps. */
-constexpr uint32_t kNetRingSlots = 1024;
-constexpr uint64_t kNetResultReady = 1ull << 63;
-constexpr uint32_t kNetInlineBytes = 16; /* data carried in the slot itself */
-enum NetOpCode : uint32_t {
-  kNetPut = 1,   /* `bytes` from `local` (or from `inline_data`, when local is 0) to pe's heap at `offset` */
-  kNetGet = 2,   /* `bytes` from pe's heap at `offset` to `local` (or into `result`, when local is 0) */
-  kNetAmo = 3,   /* `amo` (AmoOp) on the word of amo_bytes at `offset`; kNetFetch: old value into `result` */
-  kNetFence = 4, /* later operations to every PE land after earlier ones */
-};
-constexpr uint32_t kNetFetch = 1u << 31; /* ORed into `op`: the kernel waits for `result` */
-/* The AMO codes of kNetAmo (the same numbers as the host library's AmoOp). */
-enum NetAmoCode : int32_t {
-  kNetAmoLoad = 0,
-  kNetAmoStore,
-  kNetAmoAdd,
-  kNetAmoAnd,
-  kNetAmoOr,
-  kNetAmoXor,
-  kNetAmoSwap,
-  kNetAmoCompareSwap,
-  kNetAmoFloatAdd /* half, float or double by amo_bytes (2, 4, 8) */
+constexpr uint32_t kProxyFetch = 1u << 31; /* ORed into `op`: the kernel waits for `result` */
+/* The AMO codes of kProxyAmo (the same numbers as the host library's AmoOp). */
+enum ProxyAmoCode : int32_t {
+  kProxyAmoLoad = 0,
+  kProxyAmoStore,
+  kProxyAmoAdd,
+  kProxyAmoAnd,
+  kProxyAmoOr,
+  kProxyAmoXor,
+  kProxyAmoSwap,
+  kProxyAmoCompareSwap,
+  kProxyAmoFloatAdd /* half, float or double by amo_bytes (2, 4, 8) */
 };
 /* What a kernel asks of the proxy (the part of a slot that the kernel fills). */
-struct NetRequest {
-  uint32_t op; /* NetOpCode, | kNetFetch */
+struct ProxyRequest {
+  uint32_t op; /* ProxyOpCode, | kProxyFetch */
   int32_t pe;
-  uint64_t offset; /* on pe's heap */
+  uint64_t offset; /* on pe's heap; kProxyCopy: the destination address */
   uint64_t local;  /* an address of this process (GPU memory, or host memory the GPU maps), or 0 */
   uint64_t bytes;
-  int32_t amo;       /* NetAmoCode for kNetAmo */
+  int32_t amo;       /* ProxyAmoCode for kProxyAmo */
   int32_t amo_bytes; /* 4 or 8 */
-  uint64_t data[2];  /* kNetAmo: operand, compare (compare-swap); kNetPut without `local`: the data (<= 16 bytes) */
+  uint64_t data[2];  /* kProxyAmo: operand, compare (compare-swap); kProxyPut without `local`: the data (<= 16 bytes) */
 };
-struct NetSlot {
+struct ProxySlot {
   uint64_t turn;
   uint64_t seq; /* ticket + 1 once `req` is written */
-  NetRequest req;
+  ProxyRequest req;
   uint64_t result[2];
   uint64_t pad[5];
 };
-static_assert(sizeof(NetSlot) == 128, "NetSlot layout changed: bump kDeviceStateAbi");
-struct NetRing {
-  uint64_t completed; /* tickets taken and complete at their targets (written by the host) */
+static_assert(sizeof(ProxySlot) == 128, "ProxySlot layout changed: bump kDeviceStateAbi");
+struct ProxyRing {
+  uint64_t completed; /* every ticket below it has completed (written by the proxy thread) */
   int32_t error;      /* non-zero once the proxy stopped; the host log says why */
   int32_t reserved;
-  uint64_t pad[6];
-  NetSlot slots[kNetRingSlots];
+  uint64_t copies_done; /* written by the proxy's copy stream (kernels do not read it) */
+  uint64_t pad[5];
+  ProxySlot slots[kProxyRingSlots];
 };
 
 struct DeviceState {
@@ -121,21 +106,20 @@ struct DeviceState {
   uint64_t window_base;
   int32_t window_count;
   int32_t ce_max_blocks; /* larger grids: only from kCeLargeGridFactor * ce_min_bytes per call */
-  /* Copy-engine offload; ce_ring is NULL and ce_min_bytes 0 when it is off. _nbi puts and gets of at
-   * least ce_min_bytes per call go to the ring. ce_counters (device memory): [0] tickets taken,
-   * [1] copies completed. */
-  CeRing *ce_ring;
-  uint64_t *ce_counters;
+  /* The proxy; proxy_ring is NULL when there is none (no copy-engine offload, every PE mapped here).
+   * proxy_counters (device memory): [0] tickets taken, [1] the largest `completed` a kernel has seen (so
+   * that a quiet with nothing outstanding reads only device memory). */
+  ProxyRing *proxy_ring;
+  uint64_t *proxy_counters;
+  /* Copy-engine offload: _nbi puts and gets of at least ce_min_bytes per call go to the proxy; 0 when off. */
   uint64_t ce_min_bytes;
   /* The teams: the slot of team id t is teams[t] for 0 <= t < team_capacity (size 0: no such team).
    * Device memory of this PE (in its symmetric heap); the host library writes a slot before it
    * returns the id. */
   TeamSlot *teams;
   int32_t team_capacity;
-  int32_t reserved2;
-  /* The network proxy: NULL when every PE is mapped here. net_counters (device memory): [0] tickets taken. */
-  NetRing *net_ring;
-  uint64_t *net_counters;
+  int32_t proxy_net; /* non-zero when some PE is reached through the proxy's network transport */
+  uint64_t reserved[2];
 };
 
 static_assert(sizeof(DeviceState) == 128, "DeviceState layout changed: bump kDeviceStateAbi");

@@ -56,7 +56,7 @@ inline constexpr bool kArithmetic = std::is_integral_v<T>;
 template <class T>
 inline constexpr bool kFloat = std::is_floating_point_v<T> || std::is_same_v<T, __half>;
 template <class T>
-inline constexpr int32_t kAddOp = kFloat<T> ? gshmem::detail::kNetAmoFloatAdd : gshmem::detail::kNetAmoAdd;
+inline constexpr int32_t kAddOp = kFloat<T> ? gshmem::detail::kProxyAmoFloatAdd : gshmem::detail::kProxyAmoAdd;
 
 // Operation Op on `pe`'s copy of `dest`, through its route; the old value when Fetch.
 template <int32_t Op, bool Fetch, class T>
@@ -79,9 +79,9 @@ __device__ __forceinline__ T run(const T* dest, T operand, T compare, int pe) {
     static_assert(detail_amo::kArithmetic<T>, #name " needs an integer type"); \
     detail_amo::run<gshmem::detail::op, false>(dest, value, T(), pe);          \
   }
-GSHMEMI_DEFINE_AMO(and, kNetAmoAnd)
-GSHMEMI_DEFINE_AMO(or, kNetAmoOr)
-GSHMEMI_DEFINE_AMO(xor, kNetAmoXor)
+GSHMEMI_DEFINE_AMO(and, kProxyAmoAnd)
+GSHMEMI_DEFINE_AMO(or, kProxyAmoOr)
+GSHMEMI_DEFINE_AMO(xor, kProxyAmoXor)
 #undef GSHMEMI_DEFINE_AMO
 
 // add and fetch_add: an integer's wraps; a float's, double's or half's is a floating-point add.
@@ -107,19 +107,19 @@ __device__ __forceinline__ void atomic_inc(T* dest, int pe) {
 
 template <class T>
 __device__ __forceinline__ T atomic_fetch(const T* dest, int pe) {
-  return detail_amo::run<gshmem::detail::kNetAmoLoad, true>(dest, T(), T(), pe);
+  return detail_amo::run<gshmem::detail::kProxyAmoLoad, true>(dest, T(), T(), pe);
 }
 template <class T>
 __device__ __forceinline__ void atomic_set(T* dest, T value, int pe) {
-  detail_amo::run<gshmem::detail::kNetAmoStore, false>(dest, value, T(), pe);
+  detail_amo::run<gshmem::detail::kProxyAmoStore, false>(dest, value, T(), pe);
 }
 template <class T>
 __device__ __forceinline__ T atomic_swap(T* dest, T value, int pe) {
-  return detail_amo::run<gshmem::detail::kNetAmoSwap, true>(dest, value, T(), pe);
+  return detail_amo::run<gshmem::detail::kProxyAmoSwap, true>(dest, value, T(), pe);
 }
 template <class T>
 __device__ __forceinline__ T atomic_compare_swap(T* dest, T cond, T value, int pe) {
-  return detail_amo::run<gshmem::detail::kNetAmoCompareSwap, true>(dest, value, cond, pe);
+  return detail_amo::run<gshmem::detail::kProxyAmoCompareSwap, true>(dest, value, cond, pe);
 }
 
 }  // namespace dev

@@ -1,7 +1,6 @@
 // Device-initiated operations on PEs that this GPU does not map (PEs on other hosts, or every other PE
-// with NVSHMEM_DISABLE_P2P): each is a request in the network ring (gshmem/detail/device_state.h),
-// served in order by the network proxy, a host thread of this PE that issues it through the network
-// transport (src/transport/net_proxy.h).
+// with NVSHMEM_DISABLE_P2P): each is a request in the proxy's ring (proxy.cuh), served in order by the
+// proxy, a host thread of this PE that issues it through the network transport (src/transport/proxy.h).
 //
 // Which PEs are reached this way is decided in one place, route.cuh (route::to).
 //
@@ -9,8 +8,8 @@
 //  - One thread posts a request; a group (warp, block) posts one request for its whole copy.
 //  - Requests are issued in ticket order; the network orders nothing between two of them unless a
 //    fence request lies between (put_signal posts one between its data and its signal).
-//  - net_complete(t): every request with a ticket up to t has completed at its target. quiet() waits
-//    for every request taken before it; the barriers quiet first, so they complete the requests too.
+//  - proxy_wait_completed(t + 1): request t has completed at its target. quiet() waits for every
+//    request taken before it; the barriers quiet first, so they complete the requests too.
 //  - Memory the proxy reads or writes (`local`) must be global memory of this process: data in
 //    registers, shared memory or the stack travels inside the request, 16 bytes at a time.
 //  - A request waits for a free slot (a full ring makes the kernel wait, never fail). When the proxy
@@ -23,6 +22,7 @@
 #include <cstdint>
 
 #include "gshmem/device/ordering.cuh"
+#include "gshmem/device/proxy.cuh"
 #include "gshmem/device/state.cuh"
 
 namespace gshmem {
@@ -33,65 +33,8 @@ __device__ __forceinline__ uint64_t heap_offset(const void* sym) {
   return static_cast<uint64_t>(static_cast<const char*>(sym) - state().heap_base);
 }
 
-__device__ __forceinline__ void net_wait_pause(Backoff* backoff) {
-  // The proxy stopped on a failed operation (the host log says which, and the job is ending).
-  if (load_relaxed_sys(&state().net_ring->error) != 0) __trap();
-  backoff->pause();
-}
-
-// Posts `r`; returns its ticket. The release store of seq publishes what this thread (and, through the
-// group barrier before the call, its group) wrote before: the proxy reads `local` after it sees the slot.
-static __device__ __noinline__ uint64_t net_post(const NetRequest& r) {
-  const DeviceState& st = state();
-  NetRing* ring = st.net_ring;
-  const uint64_t t = atomicAdd(reinterpret_cast<unsigned long long*>(st.net_counters), 1ull);
-  NetSlot* slot = &ring->slots[t % kNetRingSlots];
-  Backoff backoff;
-  while (load_acquire_sys(&slot->turn) != t) net_wait_pause(&backoff);
-  store_relaxed_sys(&slot->req.op, r.op);
-  store_relaxed_sys(&slot->req.pe, r.pe);
-  store_relaxed_sys(&slot->req.offset, r.offset);
-  store_relaxed_sys(&slot->req.local, r.local);
-  store_relaxed_sys(&slot->req.bytes, r.bytes);
-  store_relaxed_sys(&slot->req.amo, r.amo);
-  store_relaxed_sys(&slot->req.amo_bytes, r.amo_bytes);
-  store_relaxed_sys(&slot->req.data[0], r.data[0]);
-  store_relaxed_sys(&slot->req.data[1], r.data[1]);
-  store_release_sys(&slot->seq, t + 1);
-  return t;
-}
-
-// The result of fetching request `t` (posted with kNetFetch); frees its slot.
-static __device__ __noinline__ void net_result(uint64_t t, uint64_t* out) {
-  NetSlot* slot = &state().net_ring->slots[t % kNetRingSlots];
-  Backoff backoff;
-  while (load_acquire_sys(&slot->turn) != (t | kNetResultReady)) net_wait_pause(&backoff);
-  out[0] = load_relaxed_sys(&slot->result[0]);
-  out[1] = load_relaxed_sys(&slot->result[1]);
-  // The reads above come before the slot is handed to the next ticket.
-  store_release_sys(&slot->turn, t + kNetRingSlots);
-}
-
-// Waits until the requests with tickets below `upto` have completed at their targets; what the proxy
-// wrote into this GPU's memory for them (gets) is then visible to the calling thread.
-static __device__ __noinline__ void net_wait_completed(uint64_t upto) {
-  const NetRing* ring = state().net_ring;
-  Backoff backoff;
-  while (load_acquire_sys(&ring->completed) < upto) net_wait_pause(&backoff);
-  fence_sc_sys();
-}
-
-// The network part of quiet(): every request taken so far has completed.
-__device__ __forceinline__ void net_quiet() {
-  const DeviceState& st = state();
-  if (st.net_ring == nullptr) return;
-  const uint64_t posted = load_relaxed_sys(const_cast<const uint64_t*>(st.net_counters));
-  if (load_acquire_sys(&st.net_ring->completed) >= posted) return;
-  net_wait_completed(posted);
-}
-
-__device__ __forceinline__ NetRequest net_request(uint32_t op, int pe, uint64_t offset) {
-  NetRequest r{};
+__device__ __forceinline__ ProxyRequest net_request(uint32_t op, int pe, uint64_t offset) {
+  ProxyRequest r{};
   r.op = op;
   r.pe = pe;
   r.offset = offset;
@@ -102,38 +45,38 @@ __device__ __forceinline__ NetRequest net_request(uint32_t op, int pe, uint64_t 
 // else requests that carry the data, 16 bytes each. Returns the last ticket.
 static __device__ __noinline__ uint64_t net_put(uint64_t offset, const void* src, size_t bytes, int pe) {
   if (__isGlobal(src)) {
-    NetRequest r = net_request(kNetPut, pe, offset);
+    ProxyRequest r = net_request(kProxyPut, pe, offset);
     r.local = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(src));
     r.bytes = bytes;
-    return net_post(r);
+    return proxy_post(r);
   }
   uint64_t t = 0;
   const char* s = static_cast<const char*>(src);
-  for (size_t at = 0; at < bytes; at += kNetInlineBytes) {
-    NetRequest r = net_request(kNetPut, pe, offset + at);
-    r.bytes = bytes - at < kNetInlineBytes ? bytes - at : kNetInlineBytes;
+  for (size_t at = 0; at < bytes; at += kProxyInlineBytes) {
+    ProxyRequest r = net_request(kProxyPut, pe, offset + at);
+    r.bytes = bytes - at < kProxyInlineBytes ? bytes - at : kProxyInlineBytes;
     __builtin_memcpy(r.data, s + at, r.bytes);
-    t = net_post(r);
+    t = proxy_post(r);
   }
   return t;
 }
 
 // A get of `bytes` from `pe`'s heap at `offset` into `dst`. Into global memory: one request, complete
-// by net_wait_completed or quiet (returns its ticket). Elsewhere (registers, shared memory, the stack):
-// requests of 16 bytes whose results this thread copies before it returns (returns 0: nothing to wait for).
+// by quiet, or by proxy_wait_completed of what it returns (its ticket + 1). Elsewhere (registers, shared memory, the
+// stack): requests of 16 bytes whose results this thread copies before it returns (returns 0: nothing to wait for).
 static __device__ __noinline__ uint64_t net_get(void* dst, uint64_t offset, size_t bytes, int pe) {
   if (__isGlobal(dst)) {
-    NetRequest r = net_request(kNetGet, pe, offset);
+    ProxyRequest r = net_request(kProxyGet, pe, offset);
     r.local = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dst));
     r.bytes = bytes;
-    return net_post(r) + 1;
+    return proxy_post(r) + 1;
   }
   char* d = static_cast<char*>(dst);
-  for (size_t at = 0; at < bytes; at += kNetInlineBytes) {
-    NetRequest r = net_request(kNetGet | kNetFetch, pe, offset + at);
-    r.bytes = bytes - at < kNetInlineBytes ? bytes - at : kNetInlineBytes;
+  for (size_t at = 0; at < bytes; at += kProxyInlineBytes) {
+    ProxyRequest r = net_request(kProxyGet | kProxyFetch, pe, offset + at);
+    r.bytes = bytes - at < kProxyInlineBytes ? bytes - at : kProxyInlineBytes;
     uint64_t v[2];
-    net_result(net_post(r), v);
+    proxy_result(proxy_post(r), v);
     __builtin_memcpy(d + at, v, r.bytes);
   }
   return 0;
@@ -142,16 +85,16 @@ static __device__ __noinline__ uint64_t net_get(void* dst, uint64_t offset, size
 // An atomic on the word of `bytes` (4 or 8) at `offset` of `pe`; with `fetch` it returns the old value.
 static __device__ __noinline__ uint64_t net_amo(int32_t amo, uint64_t offset, int bytes, uint64_t operand,
                                                 uint64_t compare, bool fetch, int pe) {
-  NetRequest r = net_request(kNetAmo | (fetch ? kNetFetch : 0u), pe, offset);
+  ProxyRequest r = net_request(kProxyAmo | (fetch ? kProxyFetch : 0u), pe, offset);
   r.amo = amo;
   r.amo_bytes = bytes;
   r.bytes = static_cast<uint64_t>(bytes);
   r.data[0] = operand;
   r.data[1] = compare;
-  const uint64_t t = net_post(r);
+  const uint64_t t = proxy_post(r);
   if (!fetch) return 0;
   uint64_t v[2];
-  net_result(t, v);
+  proxy_result(t, v);
   return v[0];
 }
 
@@ -163,7 +106,7 @@ __device__ __forceinline__ void net_flag(uint64_t* flag, uint64_t seq, int pe) {
 }
 
 // Orders the requests before it with those after it, at every PE.
-__device__ __forceinline__ uint64_t net_fence() { return net_post(net_request(kNetFence, 0, 0)); }
+__device__ __forceinline__ uint64_t net_fence() { return proxy_post(net_request(kProxyFence, 0, 0)); }
 
 }  // namespace detail
 }  // namespace gshmem

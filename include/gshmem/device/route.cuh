@@ -51,7 +51,7 @@ namespace route {
 // proxy) it costs one constant-cache load, so the load/store paths keep their speed.
 __device__ __forceinline__ bool proxied(int pe) {
   const DeviceState& st = state();
-  if (st.net_ring == nullptr) return false;
+  if (st.proxy_net == 0) return false;
   if (static_cast<unsigned>(pe - st.window_first) < static_cast<unsigned>(st.window_count)) return false;
   return __ldg(reinterpret_cast<const unsigned long long*>(st.peer_base) + pe) == 0;
 }
@@ -73,7 +73,7 @@ __device__ __forceinline__ char* address(const void* sym, int pe) {
 
 // Whether every member of `t` is mapped here (no request through the proxy).
 __device__ __forceinline__ bool all_mapped(const TeamSlot& t) {
-  if (state().net_ring == nullptr) return true;
+  if (state().proxy_net == 0) return true;
   for (int i = 0; i < t.size; ++i) {
     if (proxied(t.pe(i))) return false;
   }
@@ -98,7 +98,7 @@ __device__ __forceinline__ void check(const void* sym, size_t bytes, int pe) {
     printf("gshmem: address %p (+%llu bytes) is not in the symmetric heap\n", sym, (unsigned long long)bytes);
     __trap();
   }
-  if (st.peer_base[pe] == nullptr && st.net_ring == nullptr) {
+  if (st.peer_base[pe] == nullptr && st.proxy_net == 0) {
     printf("gshmem: PE %d is not reachable from PE %d\n", pe, st.mype);
     __trap();
   }
@@ -166,7 +166,7 @@ __device__ __forceinline__ void copy(void* dest, const void* source, size_t byte
     if (group_rank<S>() != 0 || bytes == 0) return;
     const uint64_t upto =
         D == Dir::kPut ? net_put(heap_offset(sym), source, bytes, pe) + 1 : net_get(dest, heap_offset(sym), bytes, pe);
-    if (C == Done::kBlocking && upto != 0) net_wait_completed(upto);
+    if (C == Done::kBlocking && upto != 0) proxy_wait_completed(upto);
     return;
   }
   // (The collectives' copies run inside loops over the members, where the early return of the idle
@@ -227,37 +227,37 @@ template <int32_t Op, bool Fetch, class W>
 __device__ __forceinline__ W amo_mapped(W* w, W operand, W compare) {
   static_assert(
       sizeof(W) == 4 || sizeof(W) == 8 ||
-          (sizeof(W) == 2 && (Op == kNetAmoLoad || Op == kNetAmoStore || Op == kNetAmoSwap || Op == kNetAmoFloatAdd)),
+          (sizeof(W) == 2 && (Op == kProxyAmoLoad || Op == kProxyAmoStore || Op == kProxyAmoSwap || Op == kProxyAmoFloatAdd)),
       "atomics operate on 4- or 8-byte words, and a half's fetch, set, swap and add on 2");
-  if constexpr (Op == kNetAmoLoad) {
+  if constexpr (Op == kProxyAmoLoad) {
     return load_relaxed_sys(w);
-  } else if constexpr (Op == kNetAmoStore) {
+  } else if constexpr (Op == kProxyAmoStore) {
     store_relaxed_sys(w, operand);
     return W();
-  } else if constexpr (Op == kNetAmoFloatAdd) {
+  } else if constexpr (Op == kProxyAmoFloatAdd) {
     return float_add_sys<Fetch>(w, operand);
-  } else if constexpr (Op == kNetAmoSwap && sizeof(W) == 2) {
+  } else if constexpr (Op == kProxyAmoSwap && sizeof(W) == 2) {
     return exchange16_sys(w, operand);
-  } else if constexpr (Op == kNetAmoSwap) {
+  } else if constexpr (Op == kProxyAmoSwap) {
     return atomicExch_system(w, operand);
-  } else if constexpr (Op == kNetAmoCompareSwap) {
+  } else if constexpr (Op == kProxyAmoCompareSwap) {
     return atomicCAS_system(w, compare, operand);
   } else if constexpr (!Fetch) {
-    constexpr RedOp kRed = Op == kNetAmoAdd   ? RedOp::kAdd
-                           : Op == kNetAmoAnd ? RedOp::kAnd
-                           : Op == kNetAmoOr  ? RedOp::kOr
+    constexpr RedOp kRed = Op == kProxyAmoAdd   ? RedOp::kAdd
+                           : Op == kProxyAmoAnd ? RedOp::kAnd
+                           : Op == kProxyAmoOr  ? RedOp::kOr
                                               : RedOp::kXor;
-    static_assert(Op == kNetAmoAdd || Op == kNetAmoAnd || Op == kNetAmoOr || Op == kNetAmoXor, "an atomic op");
+    static_assert(Op == kProxyAmoAdd || Op == kProxyAmoAnd || Op == kProxyAmoOr || Op == kProxyAmoXor, "an atomic op");
     red_relaxed_sys<kRed>(w, operand);
     return W();
-  } else if constexpr (Op == kNetAmoAdd) {
+  } else if constexpr (Op == kProxyAmoAdd) {
     return atomicAdd_system(w, operand);
-  } else if constexpr (Op == kNetAmoAnd) {
+  } else if constexpr (Op == kProxyAmoAnd) {
     return atomicAnd_system(w, operand);
-  } else if constexpr (Op == kNetAmoOr) {
+  } else if constexpr (Op == kProxyAmoOr) {
     return atomicOr_system(w, operand);
   } else {
-    static_assert(Op == kNetAmoXor, "an atomic op");
+    static_assert(Op == kProxyAmoXor, "an atomic op");
     return atomicXor_system(w, operand);
   }
 }
@@ -293,7 +293,7 @@ __device__ __forceinline__ void signal(uint64_t* sig, uint64_t value, int sig_op
   check(sig, sizeof(uint64_t), pe);
   if (proxied(pe)) {
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) bad_signal_op(sig_op);
-    net_amo(sig_op == GSHMEM_SIGNAL_SET ? kNetAmoStore : kNetAmoAdd, heap_offset(sig), 8, value, 0, false, pe);
+    net_amo(sig_op == GSHMEM_SIGNAL_SET ? kProxyAmoStore : kProxyAmoAdd, heap_offset(sig), 8, value, 0, false, pe);
     return;
   }
   uint64_t* remote = reinterpret_cast<uint64_t*>(address(sig, pe));
@@ -325,7 +325,7 @@ __device__ __forceinline__ void put_signal(void* dest, const void* source, size_
       if (bytes > 0) net_put(heap_offset(dest), source, bytes, pe);
       net_fence();
       signal(sig, value, sig_op, pe);
-      if (C == Done::kBlocking) net_wait_completed(load_relaxed_sys(state().net_counters));
+      if (C == Done::kBlocking) proxy_wait_completed(proxy_posted());
     }
     group_sync<S>();
     return;
