@@ -7,6 +7,7 @@
 // failed: the hub tells the other PEs, which end by themselves; gshmrun stops those that do not
 // within a second and exits non-zero, naming the PE and how it ended.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -39,8 +40,26 @@ namespace {
 
 using namespace gshmem;
 
+// The main loop sleeps until something happens: a signal, a PE that ended (SIGCHLD), or the hub's news,
+// each of which writes a byte into this pipe. (Polling instead, every 2 ms, took a core's worth of wake-ups
+// from the PEs on a machine with as many PEs as cores: measured on 2 cores, a barrier across the network of
+// 2 PEs was 0.3-0.5 us slower for it.)
+int g_wake[2] = {-1, -1};
+void wake_main_loop() {
+  if (g_wake[1] < 0) return;
+  const char byte = 0;
+  const int saved = errno;  // also called from signal handlers
+  if (write(g_wake[1], &byte, 1) < 0) {
+    // Full: the loop wakes anyway.
+  }
+  errno = saved;
+}
 std::atomic<int> g_signal{0};
-void on_signal(int sig) { g_signal = sig; }
+void on_signal(int sig) {
+  g_signal = sig;
+  wake_main_loop();
+}
+void on_child(int) { wake_main_loop(); }
 
 struct Host {
   std::string name;
@@ -232,6 +251,7 @@ class Supervisor final : public TcpHub::Listener {
                  why.c_str());
     abort_code_ = code;
     abort_requested_ = true;
+    wake_main_loop();
   }
   // The hub thread asks how a PE whose connection closed ended: the main loop reaps it moments later.
   std::string describe_end(int rank) override {
@@ -385,6 +405,15 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
+  if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    std::fprintf(stderr, "gshmrun: pipe2: %s\n", std::strerror(errno));
+    return 1;
+  }
+  struct sigaction child {};
+  child.sa_handler = on_child;
+  sigemptyset(&child.sa_mask);
+  child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &child, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a PE that is gone must not take gshmrun with it; PEs get the default back
 
   const std::string root = root_host + ":" + std::to_string(port);
@@ -628,7 +657,16 @@ int main(int argc, char** argv) {
       stop_all(SIGKILL);
       kill_deadline = deadline_after(3600);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Until the next event, or the next deadline above (the loop's own checks; 100 ms at most, for safety).
+    int wait_ms = 100;
+    if (!failures.empty()) wait_ms = std::min(wait_ms, std::max(1, ms_until(grace_end)));
+    if (stopping) wait_ms = std::min(wait_ms, std::max(1, ms_until(kill_deadline)));
+    pollfd fd{g_wake[0], POLLIN, 0};
+    if (::poll(&fd, 1, wait_ms) > 0) {
+      char drain[64];
+      while (read(g_wake[0], drain, sizeof drain) > 0) {
+      }
+    }
   }
   if (!failures.empty() && !reported) report(cause() ? *cause() : failures.front());
   hub.stop();
