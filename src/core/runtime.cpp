@@ -370,10 +370,7 @@ Status Runtime::setup_teams() {
     coll_engine_ = make_host_coll_engine(
         heap_, transports_,
         [this](const uint64_t* flag, uint64_t target, int team, int pe, bool packet, const char* api) {
-          const std::string skipped = team == GSHMEM_TEAM_WORLD
-                                          ? "nvshmem_barrier_all, nvshmem_sync_all or collective on team 0"
-                                          : log::format("collective on team %d", team);
-          wait_for_flag(wait_watch_options(api), flag, target, pe, log::format(" of team %d", team), skipped, packet);
+          wait_for_flag(wait_watch_options(api), flag, target, pe, team, packet);
         });
   } else {
     GpuCollSetup g;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bootstrap/bootstrap.h"
+#include "gshmem/constants.h"
 #include "util/host_wait.h"
 #include "util/log.h"
 
@@ -49,8 +50,9 @@ void WaitWatch::never(const std::string& why) const {
   log::fatal("%s: PE %d can never complete: %s", o_.api, o_.my_pe, why.c_str());
 }
 
-void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint64_t target, int pe,
-                   const std::string& of_team, const std::string& skipped, bool packet) {
+void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint64_t target, int pe, int team,
+                   bool packet) {
+  if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= target) return;  // no clock read, no strings: the peer was first
   const int shift = packet ? 32 : 0;
   const char* unit = packet ? "collective" : "barrier";
   auto reached = [flag, shift] {
@@ -58,16 +60,23 @@ void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint
   };
   const auto seq = static_cast<unsigned long long>(target >> shift);
   WaitWatch watch(options);
+  // The messages' words, built only when a check is due (a barrier waits for its peers thousands of times a
+  // second).
+  auto of_team = [team] { return log::format(" of team %d", team); };
+  auto skipped = [team] {
+    return team == GSHMEM_TEAM_WORLD ? std::string("nvshmem_barrier_all, nvshmem_sync_all or collective on team 0")
+                                     : log::format("collective on team %d", team);
+  };
   auto describe = [&] {
     return log::format(" for PE %d to arrive (it reached %s %llu%s, this is %s %llu%s)", pe, unit, reached(),
-                       of_team.c_str(), unit, seq, of_team.c_str());
+                       of_team().c_str(), unit, seq, of_team().c_str());
   };
   auto stuck = [&](const std::vector<int>& left) -> std::string {
     if (std::find(left.begin(), left.end(), pe) == left.end() || reached() >= seq) return "";
     return log::format(
         "it waits in %s %llu%s for PE %d, which has already called nvshmem_finalize and left the job after "
         "%s %llu%s: PE %d made fewer %ss than this PE (a skipped %s, or an early return on some path)",
-        unit, seq, of_team.c_str(), pe, unit, reached(), of_team.c_str(), pe, unit, skipped.c_str());
+        unit, seq, of_team().c_str(), pe, unit, reached(), of_team().c_str(), pe, unit, skipped().c_str());
   };
   HostBackoff backoff(options.work);
   while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {

@@ -71,10 +71,9 @@ class WaitWatch {
 
 // The CPU backend's wait until *flag >= target, where PE `pe` writes the flag (a barrier's flag, or with
 // `packet` a flag-in-data packet of ll_algo.h, whose upper half numbers the collectives), with the checks
-// of every host wait. `of_team` follows "barrier N" in messages (" of team 7"), `skipped` names the call
-// that a PE which left early may have skipped.
-void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint64_t target, int pe,
-                   const std::string& of_team, const std::string& skipped, bool packet);
+// of every host wait; its messages name `team`.
+void wait_for_flag(const WaitWatch::Options& options, const uint64_t* flag, uint64_t target, int pe, int team,
+                   bool packet);
 
 // A wait inside the network plugin that has lasted `waited_s` (services.waiting, transport_v1.h) for
 // `what` from PE `pe` (-1: unknown): warns, or ends the job when it ran too long or `pe` has left.
