@@ -371,7 +371,7 @@ class Ucx {
     ucs_status_ptr_t r = ucp_am_send_nbx(ep, kAmoRequestId, &pending.request, sizeof pending.request, nullptr, 0, &p);
     if (UCS_PTR_IS_ERR(r)) {
       pending_.erase(id);
-      if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE) return GSHMEM_TRANSPORT_NO_RESOURCES;
+      if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE) return starved();
       return fail(why, len, "ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     }
     if (r != nullptr) ucp_request_free(r);
@@ -434,12 +434,14 @@ class Ucx {
   // a peer's put then lands without a hand-over to the progress thread, whose wake-up costs more than
   // the message on a busy host. Not while another thread holds the worker (it progresses it, or issues).
   int progress() {
-    waiter_seen_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    // A count, not a clock read: this runs at every poll of a waiting thread. (Two threads that race here may
+    // count one call for two; the count still moves, which is all the progress thread asks.)
+    waiter_calls_.store(waiter_calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock()) return 0;
-    bool moved = false;
-    while (ucp_worker_progress(worker_) != 0) moved = true;
-    return moved ? 1 : 0;
+    // One round, not until there is nothing: the caller looks at what it waits for after each call, and over
+    // TCP every round is an epoll_wait that the message it waits for would sit behind.
+    return ucp_worker_progress(worker_) != 0 ? 1 : 0;
   }
 
   int quiet(char* why, size_t len) {
@@ -448,7 +450,12 @@ class Ucx {
     // Nothing issued since the last quiet's flush (a barrier quiets twice: for the program's operations, then
     // before its flags): a flush over TCP is a round trip to every peer, for nothing.
     if (covers == quieted_ && in_flight_.empty() && flushed_ >= fences_ && !any_failed_ && failed_amo_pe_ < 0) {
-      ucp_worker_progress(worker_);  // a caller that retries after NO_RESOURCES relies on a quiet's progress
+      // A caller that retries after NO_RESOURCES relies on a quiet's progress; otherwise none (a progress call is
+      // an epoll_wait over TCP: on 2 cores it made a barrier across the network, which quiets first, 7% slower).
+      if (starved_) {
+        starved_ = false;
+        ucp_worker_progress(worker_);
+      }
       return 0;
     }
     if (flush_worker(lock, why, len) != 0) return 1;
@@ -965,6 +972,12 @@ class Ucx {
     return in_progress ? GSHMEM_TRANSPORT_IN_PROGRESS : GSHMEM_TRANSPORT_OK;
   }
 
+  // UCX took nothing for lack of resources: the core completes what is outstanding (a quiet) and tries again.
+  int starved() {
+    starved_ = true;
+    return GSHMEM_TRANSPORT_NO_RESOURCES;
+  }
+
   // Completes a request as the operation needs: waits for it (blocking), or lets it complete on its
   // own (then quiet's flush covers it). Holds mu_ through `lock`, released while waiting.
   // `pe`: the PE the request is for (-1: every PE, a flush of the worker).
@@ -974,7 +987,7 @@ class Ucx {
              size_t len) {
     if (r == nullptr) return GSHMEM_TRANSPORT_OK;
     if (UCS_PTR_IS_ERR(r)) {
-      if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE) return GSHMEM_TRANSPORT_NO_RESOURCES;
+      if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE) return starved();
       return fail(why, len, "%s: %s", what, ucs_status_string(UCS_PTR_STATUS(r)));
     }
     if (!wait) {
@@ -1049,15 +1062,21 @@ class Ucx {
     bool capture_relaxed = relax_cuda_capture_mode();
     int timeout_ms = kPollMinMs;
     auto last_active = std::chrono::steady_clock::now();
+    std::chrono::microseconds stand_down = kStandDown;
     while (!stop_.load(std::memory_order_acquire)) {
-      if (waiter_active()) {
+      if (waiter_came()) {
         // A thread of the core waits and progresses the worker itself: out of its way (on a host with
-        // fewer cores than threads, a second thread polling the same worker delays every message).
-        timespec ts{0, kStandDown.count() * 1000};
+        // fewer cores than threads, a second thread polling the same worker delays every message). While
+        // it keeps doing so the look again comes later and later (each wake-up takes a core from a PE that
+        // polls: on 2 cores with 2 PEs, waking every 200 us made a barrier across the network 8% slower),
+        // so the thread serves the peers again at most kStandDownMax after the core's thread stopped.
+        timespec ts{0, static_cast<long>(stand_down.count()) * 1000};
         pollfd fd{stop_fd_, POLLIN, 0};
         ppoll(&fd, 1, &ts, nullptr);
+        stand_down = std::min(2 * stand_down, kStandDownMax);
         continue;
       }
+      stand_down = kStandDown;
       bool moved = false;
       bool spin = false;
       ucs_status_t s = UCS_OK;
@@ -1138,13 +1157,19 @@ class Ucx {
   // How long the progress thread polls on after the last event before it sleeps.
   static constexpr std::chrono::microseconds kSpinAfterActivity{50};
   // How long the progress thread stays out of the way of a core thread that progresses the worker
-  // while it waits (progress()), after that thread's last call.
+  // while it waits (progress()) before it looks again, at first and at most.
   static constexpr std::chrono::microseconds kStandDown{200};
-  bool waiter_active() const {
-    const auto seen = std::chrono::steady_clock::duration(waiter_seen_.load(std::memory_order_relaxed));
-    return std::chrono::steady_clock::now().time_since_epoch() - seen < kStandDown;
+  static constexpr std::chrono::microseconds kStandDownMax{2000};
+  // Whether a thread of the core called progress() since the progress thread last looked (that thread only).
+  bool waiter_came() {
+    const uint64_t calls = waiter_calls_.load(std::memory_order_relaxed);
+    const bool came = calls != waiter_looked_;
+    waiter_looked_ = calls;
+    return came;
   }
-  std::atomic<std::chrono::steady_clock::rep> waiter_seen_{0};
+  std::atomic<uint64_t> waiter_calls_{0};
+  bool starved_ = false;  // an operation returned NO_RESOURCES since the last quiet (under mu_)
+  uint64_t waiter_looked_ = 0;
 
   gshmem_transport_services_v1_t sv_;
   std::mutex mu_;
