@@ -113,7 +113,10 @@ uint64_t Proxy::take(std::vector<CopyRange>* batch, uint64_t max) {
 }
 
 void Proxy::count() {
-  copies_.count(issued_upto_);
+  // Every copy below issued_upto_ is on the stream, every network request below requests_complete_below() has
+  // completed: when the stream gets there, every ticket below the smaller of the two has.
+  copies_.count(issued_upto_, counters_ + sizeof(uint64_t),
+                std::min(issued_upto_, completion_.requests_complete_below()));
   counted_ = issued_upto_;
   last_count_ = Clock::now();
 }

@@ -36,6 +36,8 @@ class ProxyCompletion {
     const uint64_t copies = copies_.empty() ? taken_ : copies_.front();
     return std::min(copies, requests_pending_ ? first_request_ : taken_);
   }
+  // Every network request below it has completed (the tickets taken so far when none is pending).
+  uint64_t requests_complete_below() const { return requests_pending_ ? first_request_ : taken_; }
   bool copies_pending() const { return !copies_.empty(); }
   bool requests_pending() const { return requests_pending_; }
   uint64_t taken() const { return taken_; }

@@ -121,8 +121,9 @@ void ProxyCopies::issue(std::vector<CopyRange>* batch) {
   }
 }
 
-void ProxyCopies::count(uint64_t ticket) {
-  const CUresult rc = cu().cuStreamWriteValue64(stream_, copies_done_of(ring_), ticket, 0);
+void ProxyCopies::count(uint64_t ticket, CUdeviceptr mirror, uint64_t completed) {
+  CUresult rc = cu().cuStreamWriteValue64(stream_, mirror, completed, 0);
+  if (rc == CUDA_SUCCESS) rc = cu().cuStreamWriteValue64(stream_, copies_done_of(ring_), ticket, 0);
   if (rc != CUDA_SUCCESS && !failed_)
     fail(cuda_error("cuStreamWriteValue64 (the copy engines' completion count)", rc).c_str());
 }

@@ -8,8 +8,10 @@
 //    loads and stores. The bound context must be current on the caller.
 //  - issue(batch): the copies, merged where they continue one another (copy_merge.h), issued one by one where
 //    CUDA refuses the merged copy because it spans two allocations.
-//  - count(t): the stream writes t into the ring's `copies_done` after the copies issued before (the caller
-//    promises that every copy with a ticket below t was issued).
+//  - count(t, mirror, c): after the copies issued before, the stream writes t into the ring's `copies_done` and
+//    c into `mirror` (the kernels' copy of `completed`, device memory), so that a kernel waiting for a copy
+//    sees it done without the proxy thread's turn. The caller promises that every copy with a ticket below t
+//    was issued and that every ticket below c will then have completed.
 //  - A copy that CUDA refuses, or memory that the copy engines cannot reach, is logged with its addresses,
 //    size and the reason; failed() becomes true and the ring's error flag goes up, so that every kernel
 //    waiting for the proxy ends (the log says why) instead of hanging, and the proxy takes no more tickets.
@@ -42,7 +44,7 @@ class ProxyCopies {
   bool on() const { return stream_ != nullptr; }
 
   void issue(std::vector<CopyRange>* batch);
-  void count(uint64_t ticket);
+  void count(uint64_t ticket, CUdeviceptr mirror, uint64_t completed);
   bool check();
   void drain();
   bool failed() const { return failed_; }

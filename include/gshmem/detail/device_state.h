@@ -107,8 +107,9 @@ struct DeviceState {
   int32_t window_count;
   int32_t ce_max_blocks; /* larger grids: only from kCeLargeGridFactor * ce_min_bytes per call */
   /* The proxy; proxy_ring is NULL when there is none (no copy-engine offload, every PE mapped here).
-   * proxy_counters (device memory): [0] tickets taken, [1] the largest `completed` a kernel has seen (so
-   * that a quiet with nothing outstanding reads only device memory). */
+   * proxy_counters (device memory): [0] tickets taken, [1] a copy of `completed` that is never ahead of it,
+   * written by kernels that saw `completed` and by the proxy's copy stream after its copies (so that a quiet
+   * with nothing outstanding, or waiting for copies only, reads device memory, not the ring's host memory). */
   ProxyRing *proxy_ring;
   uint64_t *proxy_counters;
   /* Copy-engine offload: _nbi puts and gets of at least ce_min_bytes per call go to the proxy; 0 when off. */

@@ -9,7 +9,8 @@
 //  - proxy_result(t): the value of fetching request t; frees its slot.
 //  - proxy_wait_completed(c): every request with a ticket below c has completed (a copy has finished; a
 //    network operation has completed at its target), and what the proxy or the copy engines wrote into
-//    this GPU's memory for them is visible to the calling thread.
+//    this GPU's memory for them is visible to the calling thread. proxy_counters[1] is a lower bound of the
+//    ring's `completed` that lives in device memory.
 //  - proxy_quiet: every request taken before the call has completed. With nothing outstanding it reads
 //    device memory only (the counters), never the ring in host memory.
 //  - When the proxy stops on a failure, a kernel waiting on the ring ends with a trap; the host log says
@@ -70,17 +71,25 @@ __device__ __forceinline__ uint64_t proxy_posted() {
   return load_relaxed_sys(const_cast<const uint64_t*>(state().proxy_counters));
 }
 
-// Waits until the requests with tickets below `upto` have completed. The fence after the wait makes what
-// they wrote part of what a later release of this thread (a signal, a barrier) publishes, and publishes the
-// completion it saw to the other threads of this GPU (proxy_counters[1]; a value only grows there).
+// Waits until the requests with tickets below `upto` have completed: proxy_counters[1] (device memory, which the
+// copy stream also writes after its copies: a copy's end is seen there without the proxy thread's turn) or the
+// ring's `completed` (host memory) says so. Every value either holds is a ticket below which all have
+// completed, never more. The fence after the wait makes what they wrote part of what a later release of this
+// thread (a signal, a barrier) publishes; the count seen in the ring then goes to proxy_counters[1] for the
+// other threads of this GPU (atomicMax: a copy stream's write may lower it for a while, never above the truth).
 static __device__ __noinline__ void proxy_wait_completed(uint64_t upto) {
   const DeviceState& st = state();
   const ProxyRing* ring = st.proxy_ring;
+  uint64_t* mirror = st.proxy_counters + 1;
   Backoff backoff;
-  uint64_t seen;
-  while ((seen = load_acquire_sys(&ring->completed)) < upto) proxy_wait_pause(&backoff);
+  uint64_t seen = 0;
+  for (;;) {
+    if (load_acquire_sys(mirror) >= upto) break;
+    if ((seen = load_acquire_sys(&ring->completed)) >= upto) break;
+    proxy_wait_pause(&backoff);
+  }
   fence_sc_sys();
-  atomicMax(reinterpret_cast<unsigned long long*>(st.proxy_counters + 1), static_cast<unsigned long long>(seen));
+  if (seen >= upto) atomicMax(reinterpret_cast<unsigned long long*>(mirror), static_cast<unsigned long long>(seen));
 }
 
 // Zero, read from the SM's clock after everything before it in the program (its top bit is clear for
