@@ -113,6 +113,7 @@ uint64_t Proxy::take(std::vector<CopyRange>* batch, uint64_t max) {
 }
 
 void Proxy::count() {
+  if (copies_.failed()) return;
   // Every copy below issued_upto_ is on the stream, every network request below requests_complete_below() has
   // completed: when the stream gets there, every ticket below the smaller of the two has.
   copies_.count(issued_upto_, counters_ + sizeof(uint64_t),
@@ -145,6 +146,9 @@ void Proxy::gather_and_issue(std::vector<CopyRange>* batch) {
   for (const CopyRange& c : *batch) batch_bytes += c.bytes;
   copies_.issue(batch);
   batch->clear();
+  // A copy that failed (and those after it in the batch, not issued) must never be counted as done: the
+  // ring's error flag ends the kernels that wait for them instead.
+  if (copies_.failed()) return;
   issued_upto_ = taken_.load(std::memory_order_relaxed);
   const auto issued_at = Clock::now();
   busy_until_ = std::max(busy_until_, issued_at) +
@@ -187,13 +191,17 @@ void Proxy::run() {
     // Read before the ring: a stop that comes after the last request was published sees it served.
     const bool stopping = stop_.load(std::memory_order_acquire);
     const uint64_t took = take(&batch, ProxyNetwork::kBatch);
-    if (!batch.empty()) {
+    const bool copies_came = !batch.empty();
+    if (copies_came) {
       gather_and_issue(&batch);
       after_copies = true;
     }
-    if (took == 0 && counted_ != issued_upto_) count();  // the burst ended
+    auto now = Clock::now();
+    // The burst of copies ended (network requests that keep coming do not hold the count back), or it has gone
+    // on for kCountUs since the last count.
+    if (counted_ != issued_upto_ && (!copies_came || us_between(last_count_, now) >= kCountUs)) count();
     settle();
-    const auto now = Clock::now();
+    now = Clock::now();
     if (took > 0) {
       last_work = now;
       sleep = 1000;
@@ -208,7 +216,8 @@ void Proxy::run() {
       continue;
     }
     after_copies = false;
-    sleep_ns(idle > kLongIdle ? kLongIdleSleepNs : sleep);
+    // (With the network, never longer than kSleepMaxNs: the first request after a long pause waits at most that.)
+    sleep_ns(idle > kLongIdle && !network_ ? kLongIdleSleepNs : sleep);
     sleep = std::min(2 * sleep, kSleepMaxNs);
   }
   // Everything taken was issued: the stream counts it, and the proxy publishes it complete.
@@ -228,6 +237,8 @@ Status Proxy::flush() {
          __atomic_load_n(&ring_->slots[target % detail::kProxyRingSlots].seq, __ATOMIC_ACQUIRE) == target + 1) {
     ++target;
   }
+  // The proxy may have taken more meanwhile, and a kernel reused a slot the scan looked at: what it took counts.
+  target = std::max(target, taken_.load(std::memory_order_acquire));
   long sleep = 1000;
   while (__atomic_load_n(&ring_->completed, __ATOMIC_ACQUIRE) < target) {
     if (__atomic_load_n(&ring_->error, __ATOMIC_ACQUIRE) != 0) return GSHMEM_ERROR_CUDA;

@@ -19,7 +19,11 @@
 //    costs the engines a pause), and publishes in `completed` the first ticket not known complete.
 //  - Idle, it polls back to back while copies are in flight and for a while after work came (100 ms after
 //    copies: a kernel posts its next one within microseconds; 50 us after network requests only), then
-//    sleeps between polls for up to 50 us, and a millisecond once nothing came for ten seconds.
+//    sleeps between polls for up to 50 us, and, without the network, a millisecond once nothing came for ten
+//    seconds.
+//  - The two kinds share one counter: a kernel that waits for a network request also waits for the copies it
+//    (or another thread of this PE) handed over before, and the other way round. (A kernel that mixes them
+//    in one quiet waits for both in any case.)
 //  - flush() returns once the tickets published before the call, up to the first one still being written
 //    by a running kernel, have completed (host quiet); an error once a copy failed.
 //  - A failed copy stops the proxy's taking and raises the ring's error flag (kernels waiting for it end
