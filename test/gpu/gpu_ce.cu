@@ -18,6 +18,11 @@
 //    two allocations it must issue the pieces one by one; the data must arrive;
 //  - the offload is really used: the device state has the ring, and the number of tickets taken
 //    equals the number of calls made at or above the threshold from small enough grids.
+// `mixed` (with NVSHMEM_DISABLE_P2P=1, the peer across the network and this PE's own heap mapped): copies to
+// this PE itself go to the copy engines while another block of the same kernel keeps the proxy busy with
+// network gets from the peer, through the one ring: each round's two copies, the second posted a while after
+// the first, must complete by the quiet after them (network requests that keep coming must not hold their
+// completion back), and every word must be there.
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -159,6 +164,35 @@ unsigned long long read_errors(unsigned long long* e) {
   return h;
 }
 
+// Block 0's thread 0: rounds of two copies to this PE itself (the copy engines), the second 20 us after the
+// first, then quiet and a check of every word; the other blocks: network gets of the peer's word until block 0
+// is done. Mismatched words go to *errors.
+__global__ void mixed(uint64_t* dst, uint64_t* src, const uint64_t* remote, int me, int peer, int* done,
+                      unsigned long long* errors) {
+  if (blockIdx.x != 0) {
+    if (threadIdx.x == 0) {
+      while (*reinterpret_cast<volatile int*>(done) == 0) (void)nvshmem_uint64_g(remote, peer);
+    }
+    return;
+  }
+  if (threadIdx.x != 0) return;
+  for (uint64_t round = 1; round <= 8; ++round) {
+    for (size_t i = 0; i < 2 * kChunkWords; ++i) {
+      src[i] = word(9000 + round, i);
+      dst[i] = 0;
+    }
+    __threadfence_system();
+    nvshmem_uint64_put_nbi(dst, src, kChunkWords, me);
+    __nanosleep(20000);
+    nvshmem_uint64_put_nbi(dst + kChunkWords, src + kChunkWords, kChunkWords, me);
+    nvshmem_quiet();
+    unsigned long long bad = 0;
+    for (size_t i = 0; i < 2 * kChunkWords; ++i) bad += dst[i] != word(9000 + round, i);
+    if (bad != 0) atomicAdd(errors, bad);
+  }
+  atomicExch(done, 1);
+}
+
 // A put_nbi from an address that is neither GPU memory nor mapped host memory: the proxy refuses the
 // copy and the kernel's quiet ends it with a message.
 __global__ void bad_source(uint64_t* dst, int peer) {
@@ -184,6 +218,21 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMalloc(&errors, sizeof(unsigned long long)));
   CUDA_CHECK(cudaMalloc(&state, 3 * sizeof(unsigned long long)));
   CUDA_CHECK(cudaMemset(errors, 0, sizeof(unsigned long long)));
+  if (argc > 1 && std::string(argv[1]) == "mixed") {
+    int* done = nullptr;
+    CUDA_CHECK(cudaMalloc(&done, sizeof(int)));
+    CUDA_CHECK(cudaMemset(done, 0, sizeof(int)));
+    nvshmem_barrier_all();
+    mixed<<<2, 32>>>(dst, src, flags, me, peer, done, errors);
+    KERNEL_CHECK();
+    unsigned long long bad = 0;
+    CUDA_CHECK(cudaMemcpy(&bad, errors, sizeof bad, cudaMemcpyDeviceToHost));
+    nvshmem_barrier_all();
+    CUDA_CHECK(cudaFree(done));
+    nvshmem_finalize();
+    std::printf("PE %d: gpu_ce mixed %s (%llu words differ)\n", me, bad == 0 ? "passed" : "FAILED", bad);
+    return bad == 0 ? 0 : 1;
+  }
   if (argc > 1 && std::string(argv[1]) == "bad-source") {
     nvshmem_barrier_all();
     if (me == 0) {
