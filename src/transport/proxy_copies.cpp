@@ -22,8 +22,9 @@ bool ProxyCopies::reachable(uint64_t p, uint64_t n) const {
          host_memory_mapped(reinterpret_cast<const void*>(p + n - 1));
 }
 
-Status ProxyCopies::start(detail::ProxyRing* ring, int mype, std::string* why) {
+Status ProxyCopies::start(detail::ProxyRing* ring, CUdeviceptr mirror, int mype, std::string* why) {
   ring_ = ring;
+  mirror_ = mirror;
   mype_ = mype;
   GSHMEM_CU_CHECK(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
   CUdevice dev = 0;
@@ -121,8 +122,8 @@ void ProxyCopies::issue(std::vector<CopyRange>* batch) {
   }
 }
 
-void ProxyCopies::count(uint64_t ticket, CUdeviceptr mirror, uint64_t completed) {
-  CUresult rc = cu().cuStreamWriteValue64(stream_, mirror, completed, 0);
+void ProxyCopies::count(uint64_t ticket, uint64_t completed) {
+  CUresult rc = cu().cuStreamWriteValue64(stream_, mirror_, completed, 0);
   if (rc == CUDA_SUCCESS) rc = cu().cuStreamWriteValue64(stream_, copies_done_of(ring_), ticket, 0);
   if (rc != CUDA_SUCCESS && !failed_)
     fail(cuda_error("cuStreamWriteValue64 (the copy engines' completion count)", rc).c_str());

@@ -8,10 +8,10 @@
 //    loads and stores. The bound context must be current on the caller.
 //  - issue(batch): the copies, merged where they continue one another (copy_merge.h), issued one by one where
 //    CUDA refuses the merged copy because it spans two allocations.
-//  - count(t, mirror, c): after the copies issued before, the stream writes t into the ring's `copies_done` and
-//    c into `mirror` (the kernels' copy of `completed`, device memory), so that a kernel waiting for a copy
-//    sees it done without the proxy thread's turn. The caller promises that every copy with a ticket below t
-//    was issued and that every ticket below c will then have completed.
+//  - count(t, c): after the copies issued before, the stream writes t into the ring's `copies_done` and c into
+//    the kernels' copy of `completed` (device memory), so that a kernel waiting for a copy sees it done without
+//    the proxy thread's turn. The caller promises that every copy with a ticket below t was issued and that
+//    every ticket below c will then have completed.
 //  - A copy that CUDA refuses, or memory that the copy engines cannot reach, is logged with its addresses,
 //    size and the reason; failed() becomes true and the ring's error flag goes up, so that every kernel
 //    waiting for the proxy ends (the log says why) instead of hanging, and the proxy takes no more tickets.
@@ -27,27 +27,29 @@
 
 #include "gshmem/detail/device_state.h"
 #include "transport/copy_merge.h"
+#include "transport/proxy_loop.h"
 #include "util/cuda_driver.h"
 #include "util/status.h"
 
 namespace gshmem {
 
-class ProxyCopies {
+class ProxyCopies final : public ProxyCopySide {
  public:
   ProxyCopies() = default;
-  ~ProxyCopies() { stop(); }
+  ~ProxyCopies() override { stop(); }
   ProxyCopies(const ProxyCopies&) = delete;
   ProxyCopies& operator=(const ProxyCopies&) = delete;
 
-  Status start(detail::ProxyRing* ring, int mype, std::string* why);
+  // mirror: the kernels' copy of `completed` (device memory), which count() writes too.
+  Status start(detail::ProxyRing* ring, CUdeviceptr mirror, int mype, std::string* why);
   void stop();
-  bool on() const { return stream_ != nullptr; }
+  bool on() const override { return stream_ != nullptr; }
 
-  void issue(std::vector<CopyRange>* batch);
-  void count(uint64_t ticket, CUdeviceptr mirror, uint64_t completed);
-  bool check();
-  void drain();
-  bool failed() const { return failed_; }
+  void issue(std::vector<CopyRange>* batch) override;
+  void count(uint64_t ticket, uint64_t completed) override;
+  bool check() override;
+  void drain() override;
+  bool failed() const override { return failed_; }
 
  private:
   // Issues one copy; on failure logs it and fails when `report`.
@@ -62,6 +64,7 @@ class ProxyCopies {
   bool reachable(uint64_t p, uint64_t bytes) const;
 
   detail::ProxyRing* ring_ = nullptr;
+  CUdeviceptr mirror_ = 0;
   int mype_ = 0;
   CUstream stream_ = nullptr;
   bool pageable_ = false;

@@ -21,22 +21,21 @@
 
 #include "gshmem/detail/device_state.h"
 #include "transport/network.h"
+#include "transport/proxy_loop.h"
 
 namespace gshmem {
 
-class ProxyNetwork {
+class ProxyNetwork final : public ProxyNetworkSide {
  public:
   static constexpr uint64_t kBatch = 64;
 
   ProxyNetwork(detail::ProxyRing* ring, NetworkTransport* network) : ring_(ring), network_(network) {}
-  ~ProxyNetwork();
+  ~ProxyNetwork() override;
   ProxyNetwork(const ProxyNetwork&) = delete;
   ProxyNetwork& operator=(const ProxyNetwork&) = delete;
 
-  void serve(uint64_t ticket, const detail::ProxyRequest& r);
-  void complete();
-  bool pending() const { return pending_ || fetched_ > 0; }
-  const char* name() const { return network_->name(); }
+  void serve(uint64_t ticket, const detail::ProxyRequest& r) override;
+  void complete() override;
 
  private:
   [[noreturn]] void fail(uint64_t ticket, const detail::ProxyRequest& r, const std::string& why);
