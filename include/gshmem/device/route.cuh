@@ -225,10 +225,10 @@ __device__ __forceinline__ void strided(T* dest, const T* source, ptrdiff_t dst,
 // fetching one waits for its result. Relaxed: they order nothing else.
 template <int32_t Op, bool Fetch, class W>
 __device__ __forceinline__ W amo_mapped(W* w, W operand, W compare) {
-  static_assert(
-      sizeof(W) == 4 || sizeof(W) == 8 ||
-          (sizeof(W) == 2 && (Op == kProxyAmoLoad || Op == kProxyAmoStore || Op == kProxyAmoSwap || Op == kProxyAmoFloatAdd)),
-      "atomics operate on 4- or 8-byte words, and a half's fetch, set, swap and add on 2");
+  static_assert(sizeof(W) == 4 || sizeof(W) == 8 ||
+                    (sizeof(W) == 2 &&
+                     (Op == kProxyAmoLoad || Op == kProxyAmoStore || Op == kProxyAmoSwap || Op == kProxyAmoFloatAdd)),
+                "atomics operate on 4- or 8-byte words, and a half's fetch, set, swap and add on 2");
   if constexpr (Op == kProxyAmoLoad) {
     return load_relaxed_sys(w);
   } else if constexpr (Op == kProxyAmoStore) {
@@ -246,7 +246,7 @@ __device__ __forceinline__ W amo_mapped(W* w, W operand, W compare) {
     constexpr RedOp kRed = Op == kProxyAmoAdd   ? RedOp::kAdd
                            : Op == kProxyAmoAnd ? RedOp::kAnd
                            : Op == kProxyAmoOr  ? RedOp::kOr
-                                              : RedOp::kXor;
+                                                : RedOp::kXor;
     static_assert(Op == kProxyAmoAdd || Op == kProxyAmoAnd || Op == kProxyAmoOr || Op == kProxyAmoXor, "an atomic op");
     red_relaxed_sys<kRed>(w, operand);
     return W();
