@@ -201,7 +201,7 @@ class CudaGpuResources final : public GpuResources {
   }
 
   Status network_on_stream(const NetStreamCall& call, void* stream) override {
-    if (!network_) return GSHMEM_ERROR_NOT_SUPPORTED;
+    if (!proxy_ || !proxy_->network_on()) return GSHMEM_ERROR_NOT_SUPPORTED;
     // With a local buffer in pageable host memory, a copy on a mapped peer's route is done with it when
     // cuMemcpyAsync returns, so callers may reuse it at once; the kernel would read or write it only when
     // the stream reaches it. Such a call runs at once on the host instead (it waits for the stream's
@@ -310,7 +310,6 @@ class CudaGpuResources final : public GpuResources {
   CUfunction coll_fn_ = nullptr;
   CUfunction net_fn_ = nullptr;
   std::unique_ptr<Proxy> proxy_;  // null without copy-engine offload when every PE is mapped here
-  bool network_ = false;          // the proxy reaches some PEs through the network transport
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr any_counter_ = 0;
@@ -603,7 +602,6 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
                     .c_str());
   }
   if (network != nullptr) {
-    res->network_ = true;
     st.proxy_net = 1;
     int across = 0;
     for (int pe = 0; pe < n; ++pe) across += network->reaches(pe) ? 1 : 0;

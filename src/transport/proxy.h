@@ -43,6 +43,7 @@ class Proxy {
   Status flush() { return loop_ ? loop_->flush() : GSHMEM_SUCCESS; }
 
   bool copies_on() const { return copies_.on(); }
+  bool network_on() const { return network_ != nullptr; }
   detail::ProxyRing* ring() const { return ring_; }
   uint64_t* counters() const { return reinterpret_cast<uint64_t*>(counters_); }
 

@@ -4,7 +4,6 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "util/log.h"
 
@@ -134,13 +133,9 @@ void ProxyLoop::gather_and_issue(std::vector<CopyRange>* batch) {
   // ring's error flag ends the kernels that wait for them instead.
   if (copies_failed()) return;
   issued_upto_ = taken_.load(std::memory_order_relaxed);
-  const auto issued_at = Clock::now();
-  busy_until_ = std::max(busy_until_, issued_at) +
+  busy_until_ = std::max(busy_until_, Clock::now()) +
                 std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double, std::micro>(static_cast<double>(batch_bytes) / kPeakBytesPerUs));
-  // The completion count costs the copy engines a pause between copies: written once the burst ends (run),
-  // or every kCountUs while copies keep coming, so that no quiet waits long.
-  if (us_between(last_count_, issued_at) >= kCountUs) count();
 }
 
 void ProxyLoop::settle() {
@@ -174,8 +169,9 @@ void ProxyLoop::run() {
       after_copies = true;
     }
     auto now = Clock::now();
-    // The burst of copies ended (network requests that keep coming do not hold the count back), or it has gone
-    // on for kCountUs since the last count.
+    // The completion count costs the copy engines a pause between copies: written once the burst of copies
+    // ended (network requests that keep coming do not hold it back), or every kCountUs while copies keep
+    // coming, so that no quiet waits long.
     if (counted_ != issued_upto_ && (!copies_came || us_between(last_count_, now) >= kCountUs)) count();
     settle();
     now = Clock::now();
