@@ -255,6 +255,7 @@ class CudaGpuResources final : public GpuResources {
     if (module_) cu().cuModuleUnload(module_);
     if (peer_table_) cu().cuMemFree(peer_table_);
     if (any_counter_) cu().cuMemFree(any_counter_);
+    if (tma_slots_) cu().cuMemFree(tma_slots_);
     if (exit_request_) cu().cuMemFreeHost(exit_request_);
     // The thread gets its context back. Where that was the primary context this library retained, releasing the
     // last reference deactivates it, and a later session (or the program) must not find that handle current: the
@@ -313,6 +314,7 @@ class CudaGpuResources final : public GpuResources {
   CUdeviceptr module_state_ = 0;
   CUdeviceptr peer_table_ = 0;
   CUdeviceptr any_counter_ = 0;
+  CUdeviceptr tma_slots_ = 0;  // the blocks' records of lent shared memory (tma.cuh); 0 with the policy off
   int32_t* exit_request_ = nullptr;
   std::thread watcher_;
   std::mutex watch_mu_;
@@ -499,6 +501,36 @@ Status exchange_gpus(const GpuBinding& b, CudaGpuResources* res) {
   return GSHMEM_SUCCESS;
 }
 
+// NVSHMEM_TMA_POLICY: ENABLE turns the bulk-copy path on where the GPU has it (compute capability 9.0 or
+// newer), FORCE fails where it has not; the path's state is one word per block that may lend shared memory.
+Status setup_tma(const GpuBinding& b, const char* api, CudaGpuResources* res) {
+  const std::string& policy = b.config->tma_policy;
+  if (policy == "DISABLE") return GSHMEM_SUCCESS;
+  int major = 0, minor = 0;
+  GSHMEM_CU_CHECK(cuDeviceGetAttribute, &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, res->device_);
+  GSHMEM_CU_CHECK(cuDeviceGetAttribute, &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, res->device_);
+  if (major < 9) {
+    if (policy == "FORCE") {
+      GSHMEM_ERROR(
+          "%s: NVSHMEM_TMA_POLICY=FORCE, but this GPU (compute capability %d.%d) has no bulk-copy (TMA) unit; it "
+          "needs 9.0 or newer. Set NVSHMEM_TMA_POLICY=ENABLE to use it only where present, or DISABLE",
+          api, major, minor);
+      return GSHMEM_ERROR_NOT_SUPPORTED;
+    }
+    GSHMEM_INFO(kInit, "NVSHMEM_TMA_POLICY=%s: this GPU (compute capability %d.%d) has no bulk copies; not used",
+                policy.c_str(), major, minor);
+    return GSHMEM_SUCCESS;
+  }
+  const size_t bytes = sizeof(uint64_t) * detail::kTmaBlocks;
+  GSHMEM_CU_CHECK(cuMemAlloc, &res->tma_slots_, bytes);
+  GSHMEM_CU_CHECK(cuMemsetD8, res->tma_slots_, 0, bytes);
+  GSHMEM_INFO(kInit,
+              "device puts and gets to mapped peers of %s or more take the bulk-copy (TMA) path in blocks that lend "
+              "shared memory (NVSHMEM_TMA_POLICY=%s)",
+              format_size(b.config->tma_min_size).c_str(), policy.c_str());
+  return GSHMEM_SUCCESS;
+}
+
 // Step 3 (collective): the heap in GPU memory, the streams, the device-side arrays, the library's
 // kernels and the GPU transport.
 Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResources* res) {
@@ -517,6 +549,7 @@ Status build_heap_and_kernels(const GpuBinding& b, const char* api, CudaGpuResou
   GSHMEM_CU_CHECK(cuMemcpyHtoD, res->peer_table_, peers.data(), sizeof(char*) * n);
   GSHMEM_CU_CHECK(cuMemAlloc, &res->any_counter_, sizeof(uint64_t));
   GSHMEM_CU_CHECK(cuMemsetD8, res->any_counter_, 0, sizeof(uint64_t));
+  GSHMEM_CHECK(setup_tma(b, api, res));
   void* exit_request = nullptr;
   GSHMEM_CU_CHECK(cuMemHostAlloc, &exit_request, 2 * sizeof(int32_t),
                   CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
@@ -572,6 +605,8 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   set_windows(peers, st.heap_span, &st);
   st.exit_request = res->exit_request_;  // unified addressing: the host pointer works on the device
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
+  st.tma_slots = reinterpret_cast<uint64_t*>(res->tma_slots_);
+  st.tma_min_bytes = static_cast<uint32_t>(std::min<uint64_t>(b.config->tma_min_size, UINT32_MAX));
   st.teams = b.team_table();
   st.team_capacity = b.team_capacity;
   NetworkTransport* network = b.transports->network();

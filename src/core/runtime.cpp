@@ -275,6 +275,13 @@ Status Runtime::choose_backend() {
     return GSHMEM_ERROR_SYMMETRY;
   }
   GSHMEM_INFO(kInit, "backend: %s (%s)", backend_ == Backend::kGpu ? "gpu" : "cpu", backend_reason_.c_str());
+  if (backend_ == Backend::kCpu && config_.tma_policy == "FORCE") {
+    GSHMEM_ERROR(
+        "NVSHMEM_TMA_POLICY=FORCE needs a GPU with a bulk-copy (TMA) unit (compute capability 9.0 or newer), but "
+        "this PE runs on the CPU backend (%s). Set NVSHMEM_TMA_POLICY=ENABLE or DISABLE",
+        backend_reason_.c_str());
+    return GSHMEM_ERROR_NOT_SUPPORTED;
+  }
   return GSHMEM_SUCCESS;
 }
 

@@ -40,6 +40,9 @@ constexpr uint32_t kProxyInlineBytes = 16; /* data carried in the slot itself */
 /* A grid of more than ce_max_blocks blocks hands over only copies of at least this many times
  * ce_min_bytes (its own stores fill the links below that; see gshmem/device/ce.cuh). */
 constexpr uint32_t kCeLargeGridFactor = 4;
+/* Blocks of a kernel whose lent shared memory the bulk-copy path records (NVSHMEM's bound); later blocks copy
+ * as usual. */
+constexpr uint32_t kTmaBlocks = 4096;
 enum ProxyOpCode : uint32_t {
   kProxyPut = 1,   /* `bytes` from `local` (or from `data`, when local is 0) to pe's heap at `offset` */
   kProxyGet = 2,   /* `bytes` from pe's heap at `offset` to `local` (or into `result`, with kProxyFetch) */
@@ -120,7 +123,13 @@ struct DeviceState {
   TeamSlot *teams;
   int32_t team_capacity;
   int32_t proxy_net; /* non-zero when some PE is reached through the proxy's network transport */
-  uint64_t reserved[2];
+  /* The bulk-copy (TMA) path of copies to mapped peers (gshmem/device/tma.cuh): tma_slots (device memory,
+   * kTmaBlocks words) records the shared memory each block of a running kernel lent (give_smem); NULL when
+   * NVSHMEM_TMA_POLICY is DISABLE or the GPU has no bulk copies. Copies of fewer than tma_min_bytes keep the
+   * ordinary path. (These took the place of reserved words that older libraries leave 0: no ABI change.) */
+  uint64_t *tma_slots;
+  uint32_t tma_min_bytes;
+  uint32_t reserved;
 };
 
 static_assert(sizeof(DeviceState) == 128, "DeviceState layout changed: bump kDeviceStateAbi");

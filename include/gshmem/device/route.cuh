@@ -38,6 +38,7 @@
 #include "gshmem/device/ordering.cuh"
 #include "gshmem/device/scope.cuh"
 #include "gshmem/device/state.cuh"
+#include "gshmem/device/tma.cuh"
 
 #ifndef GSHMEM_DEVICE_CHECKS
 #define GSHMEM_DEVICE_CHECKS 0  // 1: check PE numbers and heap bounds on the device (trap on error)
@@ -154,7 +155,9 @@ enum class Done { kBlocking, kNbi, kPosted };
 //  - Mapped: the group's threads copy (a get keeps more loads in flight: each waits for a round trip
 //    over the link); an _nbi copy of at least GSHMEM_CE_MIN_SIZE bytes from or into global memory is
 //    handed to the copy engines by the group's first thread instead (ce.cuh), complete by quiet.
-//    Threads with no part in the copy (idle_in_group_copy) return at once.
+//    Threads with no part in the copy (idle_in_group_copy) return at once. With NVSHMEM_TMA_POLICY on, a
+//    blocking or _nbi copy that the bulk-copy path can take (tma.cuh: the block lent shared memory, 16-byte
+//    aligned, GSHMEM_TMA_MIN_SIZE or more) is made by one thread of the group with bulk copies instead.
 //  - Through the proxy: one request of the group's first thread; a blocking copy waits for it (a put's
 //    source may then be reused, a get's data is there), an _nbi or posted one completes by quiet.
 // The caller synchronises the group around the call.
@@ -168,6 +171,15 @@ __device__ __forceinline__ void copy(void* dest, const void* source, size_t byte
         D == Dir::kPut ? net_put(heap_offset(sym), source, bytes, pe) + 1 : net_get(dest, heap_offset(sym), bytes, pe);
     if (C == Done::kBlocking && upto != 0) proxy_wait_completed(upto);
     return;
+  }
+  if constexpr (C != Done::kPosted) {
+    // The bulk-copy path first: every thread of the group takes part in its decision.
+    void* to = D == Dir::kPut ? static_cast<void*>(address(dest, pe)) : dest;
+    const void* from = D == Dir::kPut ? source : static_cast<const void*>(address(source, pe));
+    if (tma::candidate<S>(to, from, bytes)) {
+      check(sym, bytes, pe);
+      if (tma::copy<S>(to, from, bytes)) return;
+    }
   }
   // (The collectives' copies run inside loops over the members, where the early return of the idle
   // threads costs more registers than it saves issue slots: a block-scope alltoall went past 64.)
@@ -309,8 +321,9 @@ __device__ __forceinline__ void signal(uint64_t* sig, uint64_t value, int sig_op
 // A put with signal by the group of scope S: the data, then the signal, so that a PE that sees the
 // signal and then reads `dest` sees the data. Every thread of the group calls; the group synchronises
 // before and after.
-//  - Mapped: the group copies (never the copy engines: the signal must follow the data), the group's
-//    barrier orders its copies before the first thread's release fence at system scope, then the signal.
+//  - Mapped: the group copies (never the copy engines: the signal must follow the data; the bulk-copy path
+//    where tma.cuh takes it, complete before the signal), the group's barrier orders its copies before the
+//    first thread's release fence at system scope, then the signal.
 //    The data is in place on return, in both forms.
 //  - Through the proxy: the first thread posts the data, a fence request (the network orders nothing
 //    between two requests otherwise) and the signal; the blocking form waits for all three (its source may
@@ -330,9 +343,15 @@ __device__ __forceinline__ void put_signal(void* dest, const void* source, size_
     group_sync<S>();
     return;
   }
-  if (!idle_in_group_copy<S>(dest, source, bytes)) {
+  char* to = address(dest, pe);
+  bool bulk = false;  // the data by the bulk-copy path (complete on return, before the signal)
+  if (tma::candidate<S>(to, source, bytes)) {
     check(dest, bytes, pe);
-    group_copy<S, 4>(address(dest, pe), source, bytes);
+    bulk = tma::copy<S>(to, source, bytes);
+  }
+  if (!bulk && !idle_in_group_copy<S>(dest, source, bytes)) {
+    check(dest, bytes, pe);
+    group_copy<S, 4>(to, source, bytes);
   }
   group_sync<S>();
   if (group_rank<S>() == 0) {

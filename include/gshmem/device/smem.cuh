@@ -3,16 +3,23 @@
 //
 //   gshmem::dev::ask_smem(amount)   give_smem(smem, bytes)   release_smem()
 //
-// Contracts (NVSHMEM's): ask_smem says how many bytes of shared memory to lend (GSHMEM_SMEM_RECOMMENDED,
-// _MINIMUM, _BARRIERS_ONLY); a block that lends calls give_smem with all its threads before its copies and
-// release_smem with all its threads before it exits; a block that lends none, or too little, copies as
-// usual. gshmem's copies do not use a block's shared memory yet (NVSHMEM_TMA_POLICY selects no bulk-copy
-// path here), so give and release only synchronise the block, and every copy is the ordinary one.
+// Contracts (NVSHMEM's): ask_smem says how many bytes of shared memory to lend (GSHMEM_SMEM_RECOMMENDED for copies
+// between global memories, which stage through it; _MINIMUM when occupancy is tight; _BARRIERS_ONLY when the
+// block puts from its own shared memory only). One thread of a block calls give_smem before the block's copies,
+// and the block synchronises before using them; one thread calls release_smem after them, before the block exits
+// (the memory is the block's again). With NVSHMEM_TMA_POLICY=ENABLE or FORCE on a GPU of compute capability 9.0
+// or newer, the block's puts and gets to mapped peers of at least GSHMEM_TMA_MIN_SIZE bytes, 16-byte aligned,
+// then move by bulk copies (tma.cuh); otherwise (a block that lends nothing or too little, the policy DISABLE,
+// an older GPU, code compiled for an older one or linked with the bitcode device library: arch.cuh) give and
+// release do nothing and every copy is the ordinary one.
 #pragma once
 
 #include <cstddef>
 
 #include "gshmem/constants.h"
+#if defined(__CUDACC__)
+#include "gshmem/device/tma.cuh"
+#endif
 
 namespace gshmem {
 
@@ -30,12 +37,8 @@ GSHMEMI_SMEM_FN constexpr int ask_smem(int amount) {
 #if defined(__CUDACC__)
 namespace dev {
 using gshmem::ask_smem;
-// Collective over the block.
-__device__ __forceinline__ void give_smem(void* smem, size_t bytes) {
-  (void)smem, (void)bytes;
-  __syncthreads();
-}
-__device__ __forceinline__ void release_smem() { __syncthreads(); }
+__device__ __forceinline__ void give_smem(void* smem, size_t bytes) { detail::tma::give(smem, bytes); }
+__device__ __forceinline__ void release_smem() { detail::tma::release(); }
 }  // namespace dev
 #endif
 
