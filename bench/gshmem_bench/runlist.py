@@ -14,8 +14,9 @@ PROGRAMS.update({name: (f"device/pt-to-pt/{name}.cu", "device") for name in (
     "shmem_get_latency", "shmem_atomic_latency", "shmem_atomic_bw", "shmem_atomic_ping_pong_latency",
     "shmem_p_ping_pong_latency", "shmem_put_ping_pong_latency", "shmem_signal_ping_pong_latency",
     "shmem_put_signal_ping_pong_latency",
-    # NVSHMEM 3.7's flush: against an older NVSHMEM it does not build, and build_nvshmem leaves it out.
-    "shmem_flush_bench")})
+    # NVSHMEM 3.7's flush and 3.8's TMA put: against an older NVSHMEM they do not build, and build_nvshmem leaves
+    # them out.
+    "shmem_flush_bench", "shmem_put_tma_bw")})
 PROGRAMS.update({name: (f"device/coll/{name}.cu", "device") for name in (
     "barrier_latency", "sync_latency", "bcast_latency", "fcollect_latency", "alltoall_latency", "reduction_latency",
     "reducescatter_latency")})

@@ -52,8 +52,8 @@ void print_usage(const char *prog) {
       "      --issue on_stream|host  host operations ordered on a CUDA stream or issued by the CPU [on_stream]\n"
       "      --cudagraph             capture the on-stream operations in a CUDA graph\n"
       "      --report_msgrate        bandwidth tests also print the message rate (MMPS)\n"
-      "      --use_smem 0|1          the device bandwidth tests' local buffer in shared memory (NVSHMEM\n"
-      "                              3.7's TMA path) [0]; gshmem's tests keep it in global memory for now\n"
+      "      --use_smem 0|1          device bandwidth tests: each CTA lends the library shared memory\n"
+      "                              (nvshmemx_give_smem) for the TMA path (NVSHMEM_TMA_POLICY) [0]\n"
       "  -h, --help                  this text\n"
       "Each test uses only the options that apply to it.\n",
       prog);
@@ -288,12 +288,6 @@ void perftest_parse_args(int argc, char **argv, PerftestOptions *opts) {
         break;
       case kOptUseSmem:
         if (!parse_int(optarg, 0, 1, &opts->use_smem)) usage_error("bad --use_smem '%s' (0 or 1)", optarg);
-        // Not silently: the figures of a test run with 1 would not be what the option asks for.
-        if (opts->use_smem == 1 && is_pe0()) {
-          std::printf(
-              "Note: --use_smem 1 is not implemented by gshmem's perftests yet; the local buffer stays in "
-              "global memory\n");
-        }
         break;
       case 'h':
         if (is_pe0()) print_usage(argv[0]);

@@ -113,7 +113,7 @@ struct PerftestOptions {
   PerftestIssue issue = PerftestIssue::kOnStream;  // --issue
   bool use_graph = false;                          // --cudagraph
   bool report_msgrate = false;                     // --report_msgrate: bandwidth tests also print MMPS
-  int use_smem = 0;                                // --use_smem 0|1 (NVSHMEM 3.7): accepted; 1 is not used yet
+  int use_smem = 0;                                // --use_smem 0|1 (NVSHMEM 3.7): CTAs lend shared memory
 };
 
 // Starts the library the way NVSHMEM's perftests do: nvshmem_init(); then, if CUDA reports at least

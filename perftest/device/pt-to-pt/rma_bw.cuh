@@ -8,6 +8,10 @@
 // decimal) = size * iters / (ms * 1e6), timed with CUDA events around the launch, after an untimed
 // warm-up launch of -w iterations.
 //
+// With --use_smem 1 (and always in shmem_put_tma_bw) each CTA lends the library ask_smem(RECOMMENDED) bytes of
+// shared memory (nvshmemx_give_smem), so that with NVSHMEM_TMA_POLICY=ENABLE its copies take the bulk-copy (TMA)
+// path; shmem_put_tma_bw sets that policy itself unless the environment names one.
+//
 // PE 0 initiates and reports; with --bidir both PEs initiate at the same time and the reported figure
 // is the sum of both PEs' bandwidths. At the end, one transfer of the largest size is checked on the
 // receiving side (PE 1 for a put, PE 0 for a get).
@@ -17,6 +21,7 @@
 #include <nvshmemx.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "perftest.h"
@@ -57,7 +62,12 @@ __device__ __forceinline__ void grid_barrier(unsigned int *counter, unsigned int
 // local; for a get, source is symmetric (read on `peer`) and dest is local.
 template <bool Put, int Scope>
 __global__ void rma_bw_kernel(double *dest, const double *source, size_t nelems, int peer, int iters,
-                              unsigned int *counter) {
+                              unsigned int *counter, size_t lend) {
+  extern __shared__ __align__(16) unsigned char lent[];
+  if (lend != 0) {
+    if (threadIdx.x == 0) nvshmemx_give_smem(lent, lend);
+    __syncthreads();
+  }
   size_t units, unit, align;
   if (Scope == 2) {
     units = gridDim.x;
@@ -103,6 +113,7 @@ __global__ void rma_bw_kernel(double *dest, const double *source, size_t nelems,
   }
   // After the last grid barrier every CTA's transfers were issued; one quiet completes them.
   if (blockIdx.x == 0 && threadIdx.x == 0) nvshmem_quiet();
+  if (lend != 0 && threadIdx.x == 0) nvshmemx_release_smem();
 }
 
 // Pattern used by the correctness check: exact in double, not periodic over small strides.
@@ -121,6 +132,7 @@ struct Launch {
   int threads;
   cudaStream_t stream;
   unsigned int *counter;
+  size_t lend;  // shared memory each CTA lends the library (0: none)
 };
 
 // Launches `iters` iterations on the stream (asynchronous). The barrier counter must be 0: see
@@ -129,13 +141,16 @@ template <bool Put>
 void launch(const Launch &l, double *dest, const double *source, size_t nelems, int peer, int iters) {
   switch (l.scope) {
     case 0:
-      rma_bw_kernel<Put, 0><<<l.ctas, l.threads, 0, l.stream>>>(dest, source, nelems, peer, iters, l.counter);
+      rma_bw_kernel<Put, 0>
+          <<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter, l.lend);
       break;
     case 1:
-      rma_bw_kernel<Put, 1><<<l.ctas, l.threads, 0, l.stream>>>(dest, source, nelems, peer, iters, l.counter);
+      rma_bw_kernel<Put, 1>
+          <<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter, l.lend);
       break;
     default:
-      rma_bw_kernel<Put, 2><<<l.ctas, l.threads, 0, l.stream>>>(dest, source, nelems, peer, iters, l.counter);
+      rma_bw_kernel<Put, 2>
+          <<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter, l.lend);
       break;
   }
   CUDA_CHECK_LAUNCH();
@@ -151,13 +166,19 @@ void check_co_residency(const Launch &l, const char *name) {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   switch (l.scope) {
     case 0:
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 0>, l.threads, 0));
+      CUDA_CHECK(cudaFuncSetAttribute(rma_bw_kernel<Put, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(l.lend)));
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 0>, l.threads, l.lend));
       break;
     case 1:
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 1>, l.threads, 0));
+      CUDA_CHECK(cudaFuncSetAttribute(rma_bw_kernel<Put, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(l.lend)));
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 1>, l.threads, l.lend));
       break;
     default:
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 2>, l.threads, 0));
+      CUDA_CHECK(cudaFuncSetAttribute(rma_bw_kernel<Put, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(l.lend)));
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 2>, l.threads, l.lend));
       break;
   }
   if (static_cast<long>(per_sm) * sms < l.ctas) {
@@ -171,12 +192,15 @@ void check_co_residency(const Launch &l, const char *name) {
 
 }  // namespace
 
-// The whole program; `Put` picks the direction, `name` is the program and job name.
+// The whole program; `Put` picks the direction, `name` is the program and job name; `tma`: shmem_put_tma_bw (CTAs
+// always lend shared memory, and NVSHMEM_TMA_POLICY is ENABLE unless the environment names a policy).
 template <bool Put>
-int rma_bw_main(int argc, char **argv, const char *name) {
+int rma_bw_main(int argc, char **argv, const char *name, bool tma = false) {
+  if (tma) setenv("NVSHMEM_TMA_POLICY", "ENABLE", 0);
   const bool have_gpu = perftest_init();
   PerftestOptions opts;
   perftest_parse_args(argc, argv, &opts);
+  if (tma) opts.use_smem = 1;
   perftest_require_npes(2, name);
   const int mype = nvshmem_my_pe();
   const int peer = 1 - mype;
@@ -191,6 +215,7 @@ int rma_bw_main(int argc, char **argv, const char *name) {
   l.scope = scope == PerftestScope::kThread ? 0 : scope == PerftestScope::kWarp ? 1 : 2;
   l.ctas = opts.ctas;
   l.threads = opts.threads_per_cta;
+  l.lend = opts.use_smem ? static_cast<size_t>(nvshmemx_ask_smem(NVSHMEMX_SMEM_RECOMMENDED)) : 0;
   if (l.scope == 1 && l.threads % kWarpSize != 0) {
     if (mype == 0) std::fprintf(stderr, "%s: warp scope needs -t to be a multiple of %d\n", name, kWarpSize);
     nvshmem_finalize();
