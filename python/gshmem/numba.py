@@ -496,9 +496,12 @@ _plain("signal_fetch", "signal_var", "nvshmem_signal_fetch", "This PE's signal_v
 _plain("quiet", "", "nvshmem_quiet", "Completes this thread's puts, gets, atomics and signals.")
 _plain("fence", "", "nvshmem_fence", "Orders this thread's puts, atomics and signals to each PE.")
 _plain("ask_smem", "flag", "nvshmemx_ask_smem",
-       "The bytes of shared memory the TMA path asks for (SMEM_RECOMMENDED, SMEM_MINIMUM, SMEM_BARRIERS_ONLY).")
-_plain("release_smem", "", "nvshmemx_release_smem", "Takes back the shared memory give_smem gave (before the "
-       "kernel ends).")
+       "The bytes of shared memory a block lends the bulk-copy (TMA) path (SMEM_RECOMMENDED, SMEM_MINIMUM, "
+       "SMEM_BARRIERS_ONLY): NVSHMEM's amounts, so that kernels size their launches alike.")
+_plain("release_smem", "", "nvshmemx_release_smem",
+       "Takes back the shared memory give_smem lent: one thread calls it, after the block's copies and before the "
+       "block exits. Kernels linked with the device library (numba, Triton) have no bulk-copy path, so here it "
+       "does nothing.")
 
 
 def _give_smem_typer(smem: Any) -> Any:
@@ -509,7 +512,10 @@ def _give_smem_typer(smem: Any) -> Any:
 
 
 _device_function("give_smem", "smem",
-                 "Gives the TMA path a shared array (all of it); every thread of the block calls it.", _give_smem_typer)
+                 "Lends the bulk-copy (TMA) path a shared array (all of it): one thread of the block calls it, then "
+                 "the block synchronises (cuda.syncthreads()). Kernels linked with the device library (numba, "
+                 "Triton) have no bulk-copy path: their copies stay the ordinary ones and this does nothing.",
+                 _give_smem_typer)
 
 
 def _wait_family(name: str, pattern: str, doc: str) -> None:
