@@ -89,15 +89,13 @@ __device__ __forceinline__ uint32_t barrier_of(uint32_t base, uint32_t stage) { 
 __device__ __forceinline__ void lock(uint32_t base) {
   uint32_t old = 1;
   while (true) {
-    asm volatile("atom.shared.cas.b32 %0, [%1], 0, 1;" : "=r"(old) : "r"(base) : "memory");
+    asm volatile("atom.acquire.cta.shared.cas.b32 %0, [%1], 0, 1;" : "=r"(old) : "r"(base) : "memory");
     if (old == 0) break;
     __nanosleep(32);
   }
-  __threadfence_block();
 }
 __device__ __forceinline__ void unlock(uint32_t base) {
-  __threadfence_block();
-  st_shared(base, 0);
+  asm volatile("st.release.cta.shared.u32 [%0], 0;" ::"r"(base) : "memory");
 }
 
 // The block's record, if this kernel's: where the lent memory starts (a shared address) and its bytes.
@@ -176,6 +174,7 @@ __device__ __forceinline__ void staged(uint64_t to, uint64_t from, size_t bytes,
 // One thread's decision shared with its group.
 template <Scope S>
 __device__ __forceinline__ bool agree(bool first_says) {
+  static_assert(S != Scope::kWarpgroup, "warpgroups keep the ordinary path (candidate() says no)");
   if constexpr (S == Scope::kThread) {
     return first_says;
   } else if constexpr (S == Scope::kWarp) {
@@ -247,6 +246,7 @@ __device__ __noinline__ bool copy(void* to, const void* from, size_t bytes) {
 
 // give_smem: records `bytes` of the block's shared memory at `smem` for this kernel's bulk copies (one thread
 // calls it; the block synchronises before its copies). Too little, or memory that is not shared: no record.
+// A block gives once (again only after release_smem): a second give re-initialises barriers that are live.
 __device__ __forceinline__ void give(void* smem, size_t bytes) {
 #if GSHMEMI_HAVE_BULK_COPY
   const DeviceState& st = state();
@@ -255,7 +255,7 @@ __device__ __forceinline__ void give(void* smem, size_t bytes) {
   if (block >= kTmaBlocks) return;
   const uint32_t at = shared_address(smem);
   const uint32_t base = (at + 15u) & ~15u;
-  if (bytes < (base - at) + kHeader) return;
+  if (base >= (1u << 18) || bytes < (base - at) + kHeader) return;  // (a record holds base / 16 in 14 bits)
   size_t lent = (bytes - (base - at)) & ~static_cast<size_t>(15);
   if (lent > kMaxLent) lent = kMaxLent;
   st_shared(base, 0);      // the lock
@@ -273,6 +273,8 @@ __device__ __forceinline__ void give(void* smem, size_t bytes) {
 }
 
 // release_smem: the block's shared memory is its own again (one thread calls it, after the block's copies).
+// Where a kernel running at the same time took the block's slot meanwhile, the record is gone and the lent
+// memory's barriers are left as they are (the block's copies already took the ordinary path).
 __device__ __forceinline__ void release() {
 #if GSHMEMI_HAVE_BULK_COPY
   uint32_t base = 0, lent = 0;
