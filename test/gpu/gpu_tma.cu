@@ -2,13 +2,14 @@
 // blocks each lend ask_smem(RECOMMENDED) bytes of shared memory and make one kind of copy to the next PE (puts)
 // or from it (gets):
 //   thread, warp and block puts and gets, blocking and _nbi; a block's put_signal; a block's put from its own
-//   shared memory; four threads of one block putting at once (they take turns at the block's staging tiles);
-//   and two copies that must keep the ordinary path: a size that is not a multiple of 16 and one below
-//   GSHMEM_TMA_MIN_SIZE.
+//   shared memory; four threads of four warps, and four lanes of one warp, putting at once (they take turns at
+//   the block's staging tiles); a put of exactly four tiles; and two copies that must keep the ordinary path: a
+//   size that is not a multiple of 16 and one below GSHMEM_TMA_MIN_SIZE.
 // Every byte is checked on its target, and the bytes just past each copy must be untouched. Whether a staged
 // copy took the bulk-copy path is read from the lent memory itself: a copy of 7 tiles turns the parity of the
-// fourth stage's mbarrier, which tma.cuh keeps in the header's second word. With the policy ENABLE or FORCE on
-// a GPU of compute capability 9.0 or newer every staged case must have taken it; otherwise none may have.
+// fourth stage's mbarrier, one of 4 tiles every stage's, which tma.cuh keeps in the header's second word. With the
+// policy ENABLE or FORCE on a GPU of compute capability 9.0 or newer every staged case must have taken it; otherwise
+// none may have.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -37,14 +38,20 @@ enum Case : int {
   kPutSignalBlock,
   kPutFromShared,
   kFourThreads,
+  kFourLanes,
+  kExactTiles,
   kUnaligned,
   kSmall,
   kCases
 };
-// Whether the case is a staged copy whose use of the path the header shows.
-__host__ __device__ constexpr bool staged_case(int c) { return c <= kPutSignalBlock; }
+// Whether the case is a staged copy whose use of the path the header shows (an odd number of uses of some stage).
+__host__ __device__ constexpr bool staged_case(int c) { return c <= kPutSignalBlock || c == kExactTiles; }
 __host__ __device__ constexpr size_t case_bytes(int c) {
-  return c == kUnaligned ? kBytes + 8 : c == kSmall ? 1024 : c == kPutFromShared ? kAppTile : kBytes;
+  return c == kUnaligned       ? kBytes + 8
+         : c == kSmall         ? 1024
+         : c == kPutFromShared ? kAppTile
+         : c == kExactTiles    ? 4 * kTile
+                               : kBytes;
 }
 __host__ __device__ constexpr bool is_get(int c) { return c >= kGetThread && c <= kGetNbiWarp; }
 
@@ -75,6 +82,7 @@ __global__ void cases(unsigned char* dst, const unsigned char* src, unsigned cha
   const int warp = threadIdx.x / 32;
   switch (c) {
     case kPutThread:
+    case kExactTiles:
     case kUnaligned:
     case kSmall:
       if (threadIdx.x == 0) nvshmem_putmem(dst + at, src + at, n, peer);
@@ -113,10 +121,16 @@ __global__ void cases(unsigned char* dst, const unsigned char* src, unsigned cha
       nvshmemx_putmem_block(dst + at, tile, n, peer);
       break;
     }
-    case kFourThreads:
+    case kFourThreads:  // threads of four warps
       if (threadIdx.x % 64 == 0) {
         const size_t part = at + (threadIdx.x / 64) * kTile4 * 2;
         nvshmem_putmem_nbi(dst + part, src + part, kTile4 * 2, peer);
+      }
+      break;
+    case kFourLanes:  // four lanes of one warp (they take turns at the lock: independent thread scheduling)
+      if (threadIdx.x < 4) {
+        const size_t part = at + threadIdx.x * kTile4 * 2;
+        nvshmem_putmem(dst + part, src + part, kTile4 * 2, peer);
       }
       break;
   }
@@ -154,6 +168,8 @@ const Expect kExpect[kCases] = {{"a thread's put", false},
                                 {"a block's put_signal", false},
                                 {"a block's put from shared memory", false},
                                 {"four threads' puts at once", false},
+                                {"four lanes' puts at once", false},
+                                {"a put of exactly four tiles", false},
                                 {"a put of a size not a multiple of 16", false},
                                 {"a put below GSHMEM_TMA_MIN_SIZE", false}};
 
@@ -217,7 +233,7 @@ int main() {
     const int from = is_get(c) ? next : prev;
     // What the case moved: [0, n), or the four threads' parts; the region's source offset is `at`, except
     // for the put from shared memory, whose pattern starts at 0.
-    const size_t n = c == kFourThreads ? 4 * 2 * kTile4 : case_bytes(c);
+    const size_t n = c == kFourThreads || c == kFourLanes ? 4 * 2 * kTile4 : case_bytes(c);
     for (size_t i = 0; i < n; ++i) {
       const unsigned char want = c == kPutFromShared ? pattern(from, i) : pattern(from, at + i);
       MP_CHECK(got[i] == want, "%s (%zu bytes): byte %zu is %u, expected %u (from PE %d)", kExpect[c].name, n, i,
@@ -239,7 +255,7 @@ int main() {
   MP_CHECK(s == 1, "the put_signal's signal is %llu, expected 1", static_cast<unsigned long long>(s));
   nvshmem_barrier_all();
   std::printf("PE %d: gpu_tma passed (NVSHMEM_TMA_POLICY=%s, %d of %d staged cases by bulk copies)\n", me,
-              policy.c_str(), bulk, static_cast<int>(kPutSignalBlock) + 1);
+              policy.c_str(), bulk, static_cast<int>(kPutSignalBlock) + 2);
   nvshmem_free(sig);
   nvshmem_free(src);
   nvshmem_free(dst);
