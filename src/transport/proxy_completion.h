@@ -34,7 +34,7 @@ class ProxyCompletion {
 
   uint64_t completed() const {
     const uint64_t copies = copies_.empty() ? taken_ : copies_.front();
-    return std::min(copies, requests_pending_ ? first_request_ : taken_);
+    return std::min(copies, requests_complete_below());
   }
   // Every network request below it has completed (the tickets taken so far when none is pending).
   uint64_t requests_complete_below() const { return requests_pending_ ? first_request_ : taken_; }

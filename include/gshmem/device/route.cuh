@@ -172,22 +172,18 @@ __device__ __forceinline__ void copy(void* dest, const void* source, size_t byte
     if (C == Done::kBlocking && upto != 0) proxy_wait_completed(upto);
     return;
   }
-  if constexpr (C != Done::kPosted) {
-    // The bulk-copy path first: every thread of the group takes part in its decision.
-    void* to = D == Dir::kPut ? static_cast<void*>(address(dest, pe)) : dest;
-    const void* from = D == Dir::kPut ? source : static_cast<const void*>(address(source, pe));
-    if (tma::candidate<S>(to, from, bytes)) {
-      check(sym, bytes, pe);
-      if (tma::copy<S>(to, from, bytes)) return;
-    }
+  void* to_addr = D == Dir::kPut ? static_cast<void*>(address(dest, pe)) : dest;
+  const void* from_addr = D == Dir::kPut ? source : static_cast<const void*>(address(source, pe));
+  // The bulk-copy path first: every thread of the group takes part in its decision.
+  if (C != Done::kPosted && tma::candidate<S>(to_addr, from_addr, bytes)) {
+    check(sym, bytes, pe);
+    if (tma::copy<S>(to_addr, from_addr, bytes)) return;
   }
   // (The collectives' copies run inside loops over the members, where the early return of the idle
   // threads costs more registers than it saves issue slots: a block-scope alltoall went past 64.)
   if (C != Done::kPosted && idle_in_group_copy<S>(dest, source, bytes)) return;
   check(sym, bytes, pe);
   constexpr int kUnroll = D == Dir::kPut ? 4 : 8;
-  void* to_addr = D == Dir::kPut ? static_cast<void*>(address(dest, pe)) : dest;
-  const void* from_addr = D == Dir::kPut ? source : static_cast<const void*>(address(source, pe));
   if constexpr (C != Done::kNbi) {
     group_copy<S, kUnroll>(to_addr, from_addr, bytes);
   } else {

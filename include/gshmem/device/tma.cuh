@@ -226,12 +226,8 @@ __device__ __noinline__ bool copy(void* to, const void* from, size_t bytes) {
   }
   if (!agree<S>(take)) return false;
   if (group_rank<S>() == 0) {
-    if (direct) {
-      for (size_t at = 0; at < bytes; at += 1u << 30) {  // (shared memory is far smaller: one pass)
-        const size_t len = bytes - at < (1u << 30) ? bytes - at : (1u << 30);
-        store_tile(global_address(static_cast<char*>(to) + at), shared_address(static_cast<const char*>(from) + at),
-                   static_cast<uint32_t>(len));
-      }
+    if (direct) {  // (a block's shared memory is far below 4 GiB: one store)
+      store_tile(global_address(to), shared_address(from), static_cast<uint32_t>(bytes));
       stores_done();
     } else {
       staged(global_address(to), global_address(from), bytes, base, lent);
