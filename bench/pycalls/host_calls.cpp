@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
                })};
   host::synchronize(nullptr);
   if (me == 0) {
+    std::printf("backend %s\n", host::cuda_device() >= 0 ? "gpu" : "cpu");
     for (int i = 0; i < k; ++i) std::printf("%s %.3f\n", rows[i].op, rows[i].us);
   }
   host::barrier_all();

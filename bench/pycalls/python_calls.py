@@ -85,6 +85,7 @@ def main():
                      time_stream_us(iters // 4, warmup // 4, lambda: reduce(dst, src, "sum", stream=0), sync)))
         sync()
         if me == 0:
+            print("backend", "gpu" if gshmem.cuda_device() >= 0 else "cpu", flush=True)
             for op, us in rows:
                 print(f"{op} {us:.3f}", flush=True)
         gshmem.barrier_all()

@@ -52,8 +52,12 @@ from ._native import (  # noqa: F401  (the API)
     atomic_set,
     atomic_swap,
     atomic_xor,
+    alltoall,
+    barrier,
     barrier_all,
+    broadcast,
     cuda_device,
+    fcollect,
     fence,
     flush,
     g,
@@ -66,9 +70,12 @@ from ._native import (  # noqa: F401  (the API)
     put,
     put_signal,
     quiet,
+    reduce,
+    reducescatter,
     signal_fetch,
     signal_op,
     signal_wait_until,
+    sync,
     sync_all,
     test,
     test_any,
@@ -249,46 +256,6 @@ def _library_of(array: Any) -> str:
     return {"numpy": "numpy", "torch": "torch", "cupy": "cupy"}.get(mod, "numpy")
 
 
-# ---- Collectives on teams (team: a Team or a team number) ----
-
-
-def barrier(team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None) -> None:
-    """Completes this PE's operations, then waits for the team's members (collective)."""
-    _native.barrier(team, stream)
-
-
-def sync(team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None) -> None:
-    """Waits for the team's members (collective; no quiet)."""
-    _native.sync(team, stream)
-
-
-def broadcast(dest: Any, src: Any, root: int = 0, team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None) -> None:
-    """The root's ``src`` into every member's ``dest`` (root: an index in the team)."""
-    _native.broadcast(dest, src, root, team, stream)
-
-
-def fcollect(dest: Any, src: Any, team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None) -> None:
-    """Every member's ``src``, in team order, into every member's ``dest`` (n_pes times src's size)."""
-    _native.fcollect(dest, src, team, stream)
-
-
-def alltoall(dest: Any, src: Any, team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None) -> None:
-    """Block j of member i's ``src`` into block i of member j's ``dest``."""
-    _native.alltoall(dest, src, team, stream)
-
-
-def reduce(dest: Any, src: Any, op: str = "sum", team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None) -> None:
-    """``src`` combined with ``op`` ('sum', 'prod', 'min', 'max', 'and', 'or', 'xor') into every member's ``dest``."""
-    _native.reduce(dest, src, op, team, stream)
-
-
-def reducescatter(
-    dest: Any, src: Any, op: str = "sum", team: Union[Team, int] = TEAM_WORLD, *, stream: Any = None
-) -> None:
-    """Block i of the combination of every member's ``src`` into member i's ``dest``."""
-    _native.reducescatter(dest, src, op, team, stream)
-
-
 __all__ += [
     "init",
     "finalize",
@@ -298,12 +265,5 @@ __all__ += [
     "full",
     "free",
     "peer_array",
-    "barrier",
-    "sync",
-    "broadcast",
-    "fcollect",
-    "alltoall",
-    "reduce",
-    "reducescatter",
 ]
 __all__ = sorted(set(__all__) - {"Any", "Optional", "Sequence", "Union", "Shape"})

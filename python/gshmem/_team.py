@@ -7,54 +7,41 @@ from typing import Optional, Tuple
 from . import _native
 
 
-class Team:
-    """A team of PEs. Usable wherever a team number is (it converts with ``int()``)."""
+class Team(int):
+    """A team of PEs: its team number, with the team's methods. An int, so that it passes wherever a team number
+    does, and the bindings read it as they read an int (no method call per collective)."""
 
-    __slots__ = ("_id",)
-
-    def __init__(self, team_id: int) -> None:
-        self._id = int(team_id)
-
-    def __index__(self) -> int:
-        return self._id
-
-    __int__ = __index__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, (Team, int)) and int(other) == self._id  # type: ignore[arg-type]
-
-    def __hash__(self) -> int:
-        return hash(self._id)
+    __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"Team({self._id})"
+        return f"Team({int(self)})"
 
     def my_pe(self) -> int:
         """This PE's index in the team, or -1 if it is not a member."""
-        return _native.team_my_pe(self._id)
+        return _native.team_my_pe(self)
 
     def n_pes(self) -> int:
         """The number of members, or -1 for a team this PE is not in."""
-        return _native.team_n_pes(self._id)
+        return _native.team_n_pes(self)
 
     def translate_pe(self, pe: int, dest: "Team | int") -> int:
         """The index in ``dest`` of member ``pe`` of this team, or -1."""
-        return _native.team_translate_pe(self._id, int(pe), int(dest))
+        return _native.team_translate_pe(self, int(pe), int(dest))
 
     def split_strided(self, start: int, stride: int, size: int) -> Optional["Team"]:
         """A team of the members start + i * stride, i < size (collective over this team); None on a PE that is
         not in it."""
-        t = _native.team_split_strided(self._id, int(start), int(stride), int(size))
+        t = _native.team_split_strided(self, int(start), int(stride), int(size))
         return None if t == _native.TEAM_INVALID else Team(t)
 
     def split_2d(self, xrange: int) -> Tuple[Optional["Team"], Optional["Team"]]:
         """(row, column): rows of ``xrange`` members and the columns across them (collective over this team)."""
-        x, y = _native.team_split_2d(self._id, int(xrange))
+        x, y = _native.team_split_2d(self, int(xrange))
         return (None if x == _native.TEAM_INVALID else Team(x), None if y == _native.TEAM_INVALID else Team(y))
 
     def destroy(self) -> None:
         """Destroys a team that a split made (collective over its members)."""
-        _native.team_destroy(self._id)
+        _native.team_destroy(self)
 
     def __enter__(self) -> "Team":
         return self

@@ -21,6 +21,7 @@
 #include "gshmem/host.hpp"
 #include "gshmem/version.h"
 #include "scalars.h"
+#include "team_arg.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -436,11 +437,10 @@ ReduceType reduce_type_of(nb::dlpack::dtype t, const char* api) {
                 "float32, float64)");
 }
 
-// A team argument: an int, or an object that converts like one (gshmem.Team). Checked without nanobind's second
-// overload pass, which a Team would otherwise take on every call.
-int team_arg(nb::handle h, const char* api) {
-  PyObject* o = h.ptr();
-  nb::object index;  // an object's own int (Team.__index__); int subclasses (IntEnum) are ints already
+// A team argument: an int (gshmem.Team is one), or an object that converts like one (__index__).
+int team_arg(TeamArg t, const char* api) {
+  PyObject* o = t.object.ptr();
+  nb::object index;  // an object's own int; int subclasses (Team, IntEnum) are ints already
   if (!PyLong_Check(o) && PyIndex_Check(o)) {
     index = nb::steal(PyNumber_Index(o));
     if (index.is_valid()) {
@@ -455,7 +455,7 @@ int team_arg(nb::handle h, const char* api) {
     if (!overflow && v >= INT32_MIN && v <= INT32_MAX) return static_cast<int>(v);
     if (v == -1 && PyErr_Occurred()) PyErr_Clear();
   }
-  fail(api, "the team " + nb::cast<std::string>(nb::repr(h)) + " is neither a gshmem.Team nor a team number");
+  fail(api, "the team " + nb::cast<std::string>(nb::repr(t.object)) + " is neither a gshmem.Team nor a team number");
 }
 
 int team_size(int team, const char* api) {
@@ -1028,7 +1028,7 @@ NB_MODULE(_native, m) {
   // ---- Collectives ----
   m.def(
       "barrier",
-      [](nb::handle team_object, nb::handle stream) {
+      [](TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.barrier";
         const int team = team_arg(team_object, api);
         team_size(team, api);
@@ -1036,11 +1036,11 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::barrier(team, mode, api), api);
       },
-      "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
+      nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
       "Completes this PE's operations, then waits for the team's members (collective).");
   m.def(
       "sync",
-      [](nb::handle team_object, nb::handle stream) {
+      [](TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.sync";
         const int team = team_arg(team_object, api);
         team_size(team, api);
@@ -1048,10 +1048,11 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::team_sync(team, mode, api), api);
       },
-      "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(), "Waits for the team's members.");
+      nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
+      "Waits for the team's members (collective; no quiet).");
   m.def(
       "broadcast",
-      [](const ArrayArg& dest, const ArrayArg& src, int root, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, int root, TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.broadcast";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1066,11 +1067,11 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::broadcastmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), root, mode, api), api);
       },
-      "dest"_a, "src"_a, "root"_a = 0, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
-      "The root's src into every member's dest (root: an index in the team).");
+      "dest"_a, "src"_a, "root"_a = 0, nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD),
+      nb::kw_only(), "stream"_a = nb::none(), "The root's src into every member's dest (root: an index in the team).");
   m.def(
       "fcollect",
-      [](const ArrayArg& dest, const ArrayArg& src, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.fcollect";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1081,11 +1082,11 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::fcollectmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), mode, api), api);
       },
-      "dest"_a, "src"_a, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
-      "Every member's src, in team order, into every member's dest.");
+      "dest"_a, "src"_a, nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
+      "stream"_a = nb::none(), "Every member's src, in team order, into every member's dest.");
   m.def(
       "alltoall",
-      [](const ArrayArg& dest, const ArrayArg& src, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.alltoall";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1100,11 +1101,12 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::alltoallmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes() / n, mode, api), api);
       },
-      "dest"_a, "src"_a, "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
+      "dest"_a, "src"_a, nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
+      "stream"_a = nb::none(),
       "Block j of member i's src into block i of member j's dest (src and dest hold a block per member).");
   m.def(
       "reduce",
-      [](const ArrayArg& dest, const ArrayArg& src, nb::handle op, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, nb::handle op, TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.reduce";
         const int team = team_arg(team_object, api);
         team_size(team, api);
@@ -1117,11 +1119,13 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::reduce(team, t, o, const_cast<void*>(dest.data()), src.data(), count(src), mode, api), api);
       },
-      "dest"_a, "src"_a, "op"_a = "sum", "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
-      "src combined with op over the team's members into every member's dest.");
+      "dest"_a, "src"_a, "op"_a = "sum", nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD),
+      nb::kw_only(), "stream"_a = nb::none(),
+      "src combined with op ('sum', 'prod', 'min', 'max', 'and', 'or', 'xor') over the team's members into every "
+      "member's dest (collective; team: a gshmem.Team or a team number; stream: on that CUDA stream).");
   m.def(
       "reducescatter",
-      [](const ArrayArg& dest, const ArrayArg& src, nb::handle op, nb::handle team_object, nb::handle stream) {
+      [](const ArrayArg& dest, const ArrayArg& src, nb::handle op, TeamArg team_object, nb::handle stream) {
         const char* api = "gshmem.reducescatter";
         const int team = team_arg(team_object, api);
         const int n = team_size(team, api);
@@ -1134,6 +1138,6 @@ NB_MODULE(_native, m) {
         nb::gil_scoped_release unlocked;
         check(host::reducescatter(team, t, o, const_cast<void*>(dest.data()), src.data(), count(dest), mode, api), api);
       },
-      "dest"_a, "src"_a, "op"_a = "sum", "team"_a = static_cast<int>(GSHMEM_TEAM_WORLD), "stream"_a = nb::none(),
-      "Block i of the combination over the members into member i's dest.");
+      "dest"_a, "src"_a, "op"_a = "sum", nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD),
+      nb::kw_only(), "stream"_a = nb::none(), "Block i of the combination over the members into member i's dest.");
 }

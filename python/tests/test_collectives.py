@@ -82,6 +82,9 @@ def test_broadcast_fcollect_alltoall(me, npes):
 def test_teams_split_translate_and_collectives(me, npes):
     world = gshmem.TEAM_WORLD
     assert world.my_pe() == me and world.n_pes() == npes
+    # A Team is its team number (an int), so it passes and compares wherever one does.
+    assert isinstance(world, int) and world == 0 and hash(world) == hash(0) and repr(world) == "Team(0)"
+    assert gshmem.Team(int(gshmem.TEAM_SHARED)) == gshmem.TEAM_SHARED
     evens = world.split_strided(0, 2, (npes + 1) // 2)
     if me % 2 == 0:
         assert evens is not None and evens.my_pe() == me // 2 and evens.n_pes() == (npes + 1) // 2

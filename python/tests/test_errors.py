@@ -85,6 +85,15 @@ def test_collective_sizes(box, npes):
 def test_bad_team_stream_and_dtype(box):
     with pytest.raises(gshmem.UsageError, match="team 999 is not a team this PE is in"):
         gshmem.barrier(999)
+    # A team that is no number at all gets the library's message (the argument is read in the call, not by
+    # nanobind's overload matching), on every collective that takes one.
+    for call in (lambda: gshmem.sync("world"), lambda: gshmem.reduce(box, box, "sum", "world"),
+                 lambda: gshmem.broadcast(box, box, 0, 1.5)):
+        with pytest.raises(gshmem.UsageError, match="is neither a gshmem.Team nor a team number"):
+            call()
+    # The stream is keyword-only, as it is everywhere else.
+    with pytest.raises(TypeError):
+        gshmem.reduce(box, box, "sum", gshmem.TEAM_WORLD, None)
     with pytest.raises(gshmem.UsageError, match="is not a CUDA stream"):
         gshmem.put(box, np.zeros(8, np.int64), 0, stream="fast")
     with pytest.raises(gshmem.UsageError, match="nbi=True and a stream"):
