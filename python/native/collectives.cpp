@@ -135,6 +135,8 @@ void def_collectives(nb::module_& m) {
       "uniqueid"_a, "npes"_a, "index"_a, "A team of npes members from a team unique ID; this PE is member `index`.");
 
   // ---- Collectives ----
+  // Their team argument: TEAM_WORLD unless given (the stubs say so by name).
+  const auto world = [] { return nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD); };
   m.def(
       "barrier",
       [](TeamArg team_object, nb::handle stream) {
@@ -145,7 +147,7 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::barrier(team, mode, api), api);
       },
-      nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
+      world(), nb::kw_only(), "stream"_a = nb::none(),
       "Completes this PE's operations, then waits for the team's members (collective).");
   m.def(
       "sync",
@@ -157,8 +159,7 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::team_sync(team, mode, api), api);
       },
-      nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(), "stream"_a = nb::none(),
-      "Waits for the team's members (collective; no quiet).");
+      world(), nb::kw_only(), "stream"_a = nb::none(), "Waits for the team's members (collective; no quiet).");
   m.def(
       "broadcast",
       [](const ArrayArg& dest, const ArrayArg& src, int root, TeamArg team_object, nb::handle stream) {
@@ -176,8 +177,8 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::broadcastmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), root, mode, api), api);
       },
-      "dest"_a, "src"_a, "root"_a = 0, nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD),
-      nb::kw_only(), "stream"_a = nb::none(), "The root's src into every member's dest (root: an index in the team).");
+      "dest"_a, "src"_a, "root"_a = 0, world(), nb::kw_only(), "stream"_a = nb::none(),
+      "The root's src into every member's dest (root: an index in the team).");
   m.def(
       "fcollect",
       [](const ArrayArg& dest, const ArrayArg& src, TeamArg team_object, nb::handle stream) {
@@ -191,8 +192,8 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::fcollectmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes(), mode, api), api);
       },
-      "dest"_a, "src"_a, nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
-      "stream"_a = nb::none(), "Every member's src, in team order, into every member's dest.");
+      "dest"_a, "src"_a, world(), nb::kw_only(), "stream"_a = nb::none(),
+      "Every member's src, in team order, into every member's dest.");
   m.def(
       "alltoall",
       [](const ArrayArg& dest, const ArrayArg& src, TeamArg team_object, nb::handle stream) {
@@ -210,8 +211,7 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::alltoallmem(team, const_cast<void*>(dest.data()), src.data(), src.nbytes() / n, mode, api), api);
       },
-      "dest"_a, "src"_a, nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD), nb::kw_only(),
-      "stream"_a = nb::none(),
+      "dest"_a, "src"_a, world(), nb::kw_only(), "stream"_a = nb::none(),
       "Block j of member i's src into block i of member j's dest (src and dest hold a block per member).");
   m.def(
       "reduce",
@@ -228,8 +228,7 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::reduce(team, t, o, const_cast<void*>(dest.data()), src.data(), count(src), mode, api), api);
       },
-      "dest"_a, "src"_a, "op"_a = "sum", nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD),
-      nb::kw_only(), "stream"_a = nb::none(),
+      "dest"_a, "src"_a, "op"_a = "sum", world(), nb::kw_only(), "stream"_a = nb::none(),
       "src combined with op ('sum', 'prod', 'min', 'max', 'and', 'or', 'xor') over the team's members into every "
       "member's dest (collective; team: a gshmem.Team or a team number; stream: on that CUDA stream).");
   m.def(
@@ -247,8 +246,8 @@ void def_collectives(nb::module_& m) {
         nb::gil_scoped_release unlocked;
         check(host::reducescatter(team, t, o, const_cast<void*>(dest.data()), src.data(), count(dest), mode, api), api);
       },
-      "dest"_a, "src"_a, "op"_a = "sum", nb::arg("team").sig("TEAM_WORLD") = static_cast<int>(GSHMEM_TEAM_WORLD),
-      nb::kw_only(), "stream"_a = nb::none(), "Block i of the combination over the members into member i's dest.");
+      "dest"_a, "src"_a, "op"_a = "sum", world(), nb::kw_only(), "stream"_a = nb::none(),
+      "Block i of the combination over the members into member i's dest.");
 }
 
 }  // namespace py
