@@ -58,7 +58,7 @@ struct Owner {
 __device__ __forceinline__ Owner owner() {
   Owner o;
   asm volatile("mov.u64 %0, %%gridid;" : "=l"(o.grid));
-  o.block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  o.block = static_cast<uint32_t>(gshmem::detail::linear_block());
   o.pe = gshmem::detail::state().mype;
   return o;
 }

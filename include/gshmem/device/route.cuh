@@ -174,15 +174,14 @@ __device__ __forceinline__ void copy(void* dest, const void* source, size_t byte
   }
   void* to_addr = D == Dir::kPut ? static_cast<void*>(address(dest, pe)) : dest;
   const void* from_addr = D == Dir::kPut ? source : static_cast<const void*>(address(source, pe));
+  check(sym, bytes, pe);
   // The bulk-copy path first: every thread of the group takes part in its decision.
-  if (C != Done::kPosted && tma::candidate<S>(to_addr, from_addr, bytes)) {
-    check(sym, bytes, pe);
-    if (tma::copy<S>(to_addr, from_addr, bytes)) return;
+  if (C != Done::kPosted && tma::candidate<S>(to_addr, from_addr, bytes) && tma::copy<S>(to_addr, from_addr, bytes)) {
+    return;
   }
   // (The collectives' copies run inside loops over the members, where the early return of the idle
   // threads costs more registers than it saves issue slots: a block-scope alltoall went past 64.)
   if (C != Done::kPosted && idle_in_group_copy<S>(dest, source, bytes)) return;
-  check(sym, bytes, pe);
   constexpr int kUnroll = D == Dir::kPut ? 4 : 8;
   if constexpr (C != Done::kNbi) {
     group_copy<S, kUnroll>(to_addr, from_addr, bytes);
@@ -340,15 +339,10 @@ __device__ __forceinline__ void put_signal(void* dest, const void* source, size_
     return;
   }
   char* to = address(dest, pe);
-  bool bulk = false;  // the data by the bulk-copy path (complete on return, before the signal)
-  if (tma::candidate<S>(to, source, bytes)) {
-    check(dest, bytes, pe);
-    bulk = tma::copy<S>(to, source, bytes);
-  }
-  if (!bulk && !idle_in_group_copy<S>(dest, source, bytes)) {
-    check(dest, bytes, pe);
-    group_copy<S, 4>(to, source, bytes);
-  }
+  check(dest, bytes, pe);
+  // The data by the bulk-copy path (complete on return, before the signal), else by the group.
+  const bool bulk = tma::candidate<S>(to, source, bytes) && tma::copy<S>(to, source, bytes);
+  if (!bulk && !idle_in_group_copy<S>(dest, source, bytes)) group_copy<S, 4>(to, source, bytes);
   group_sync<S>();
   if (group_rank<S>() == 0) {
     fence_acq_rel_sys();

@@ -5,6 +5,7 @@
 #pragma once
 
 #if defined(__CUDACC__)
+#include <cstdint>
 
 namespace gshmem {
 
@@ -16,6 +17,10 @@ __device__ __forceinline__ int linear_thread() {
   return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
 }
 __device__ __forceinline__ int block_threads() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
+// The block's index in its grid, x fastest (64 bits: a grid may hold more than 2^32 blocks).
+__device__ __forceinline__ uint64_t linear_block() {
+  return blockIdx.x + static_cast<uint64_t>(gridDim.x) * (blockIdx.y + static_cast<uint64_t>(gridDim.y) * blockIdx.z);
+}
 
 // Rank of the calling thread in its group, and the group's size. A warp at the end of a block
 // whose size is not a multiple of 32 has fewer than 32 threads.

@@ -45,9 +45,6 @@ constexpr uint32_t kTagShift = 28;         // record: tag << 28 | (lent / 16) <<
 
 #if GSHMEMI_HAVE_BULK_COPY
 
-__device__ __forceinline__ uint64_t block_index() {
-  return blockIdx.x + static_cast<uint64_t>(gridDim.x) * (blockIdx.y + static_cast<uint64_t>(gridDim.y) * blockIdx.z);
-}
 // This kernel launch's number (%gridid), as a record's tag: 36 bits.
 __device__ __forceinline__ uint64_t launch_tag() {
   uint64_t g;
@@ -100,7 +97,7 @@ __device__ __forceinline__ void unlock(uint32_t base) {
 
 // The block's record, if this kernel's: where the lent memory starts (a shared address) and its bytes.
 __device__ __forceinline__ bool lent_here(uint32_t* base, uint32_t* bytes, uint64_t* record = nullptr) {
-  const uint64_t block = block_index();
+  const uint64_t block = linear_block();
   if (block >= kTmaBlocks) return false;
   const uint64_t r = *reinterpret_cast<volatile const uint64_t*>(state().tma_slots + block);
   if (r == 0 || (r >> kTagShift) != launch_tag()) return false;
@@ -146,21 +143,20 @@ __device__ __forceinline__ void staged(uint64_t to, uint64_t from, size_t bytes,
   const uint32_t tile = ((lent - kHeader) / kStages) & ~15u;
   const uint32_t tiles = base + kHeader;
   const size_t n = (bytes + tile - 1) / tile;
+  // Chunk c: bytes [c * tile, c * tile + length(c)) through stage c % kStages.
+  auto length = [&](size_t c) { return static_cast<uint32_t>(bytes - c * tile < tile ? bytes - c * tile : tile); };
   lock(base);
   uint32_t parity = ld_shared(base + 4);  // bit s: the parity of stage s's next phase
   auto issue = [&](size_t c) {
     const uint32_t s = static_cast<uint32_t>(c % kStages);
-    const size_t at = c * tile;
-    const uint32_t len = static_cast<uint32_t>(bytes - at < tile ? bytes - at : tile);
-    load_tile(tiles + s * tile, from + at, len, barrier_of(base, s));
+    load_tile(tiles + s * tile, from + c * tile, length(c), barrier_of(base, s));
   };
   for (size_t c = 0; c < n && c < kStages; ++c) issue(c);
   for (size_t c = 0; c < n; ++c) {
     const uint32_t s = static_cast<uint32_t>(c % kStages);
     wait_parity(barrier_of(base, s), (parity >> s) & 1u);
     parity ^= 1u << s;
-    const size_t at = c * tile;
-    store_tile(to + at, tiles + s * tile, static_cast<uint32_t>(bytes - at < tile ? bytes - at : tile));
+    store_tile(to + c * tile, tiles + s * tile, length(c));
     if (c + kStages < n) {
       stores_read();
       issue(c + kStages);
@@ -247,7 +243,7 @@ __device__ __forceinline__ void give(void* smem, size_t bytes) {
 #if GSHMEMI_HAVE_BULK_COPY
   const DeviceState& st = state();
   if (st.tma_slots == nullptr || !is_shared(smem)) return;
-  const uint64_t block = block_index();
+  const uint64_t block = linear_block();
   if (block >= kTmaBlocks) return;
   const uint32_t at = shared_address(smem);
   const uint32_t base = (at + 15u) & ~15u;
@@ -280,7 +276,7 @@ __device__ __forceinline__ void release() {
     asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(barrier_of(base, s)) : "memory");
   }
   // Cleared unless another kernel's block took the slot meanwhile.
-  atomicCAS(reinterpret_cast<unsigned long long*>(state().tma_slots + block_index()),
+  atomicCAS(reinterpret_cast<unsigned long long*>(state().tma_slots + linear_block()),
             static_cast<unsigned long long>(record), 0ull);
 #endif
 }
