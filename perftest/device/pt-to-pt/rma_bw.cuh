@@ -135,24 +135,20 @@ struct Launch {
   size_t lend;  // shared memory each CTA lends the library (0: none)
 };
 
+using KernelFn = void (*)(double *, const double *, size_t, int, int, unsigned int *, size_t);
+
+// The kernel of a scope (0 thread, 1 warp, 2 block).
+template <bool Put>
+KernelFn kernel_of(int scope) {
+  return scope == 0 ? rma_bw_kernel<Put, 0> : scope == 1 ? rma_bw_kernel<Put, 1> : rma_bw_kernel<Put, 2>;
+}
+
 // Launches `iters` iterations on the stream (asynchronous). The barrier counter must be 0: see
 // reset_counter (kept out of the launch so that the timed region holds the kernel only).
 template <bool Put>
 void launch(const Launch &l, double *dest, const double *source, size_t nelems, int peer, int iters) {
-  switch (l.scope) {
-    case 0:
-      rma_bw_kernel<Put, 0>
-          <<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter, l.lend);
-      break;
-    case 1:
-      rma_bw_kernel<Put, 1>
-          <<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter, l.lend);
-      break;
-    default:
-      rma_bw_kernel<Put, 2>
-          <<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter, l.lend);
-      break;
-  }
+  kernel_of<Put>(l.scope)<<<l.ctas, l.threads, l.lend, l.stream>>>(dest, source, nelems, peer, iters, l.counter,
+                                                                   l.lend);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -164,23 +160,9 @@ void check_co_residency(const Launch &l, const char *name) {
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  switch (l.scope) {
-    case 0:
-      CUDA_CHECK(cudaFuncSetAttribute(rma_bw_kernel<Put, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(l.lend)));
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 0>, l.threads, l.lend));
-      break;
-    case 1:
-      CUDA_CHECK(cudaFuncSetAttribute(rma_bw_kernel<Put, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(l.lend)));
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 1>, l.threads, l.lend));
-      break;
-    default:
-      CUDA_CHECK(cudaFuncSetAttribute(rma_bw_kernel<Put, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(l.lend)));
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rma_bw_kernel<Put, 2>, l.threads, l.lend));
-      break;
-  }
+  const KernelFn kernel = kernel_of<Put>(l.scope);
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(l.lend)));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, l.threads, l.lend));
   if (static_cast<long>(per_sm) * sms < l.ctas) {
     std::fprintf(stderr,
                  "%s: %d CTAs of %d threads cannot all be resident on this GPU (at most %d); "
