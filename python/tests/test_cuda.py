@@ -93,6 +93,7 @@ def test_atomics_on_gpu_memory(me, npes):
     if me == 0:
         assert counter.tolist() == [5 * npes, 10 * npes]
     assert gshmem.atomic_fetch(counter, 0) == 5 * npes
+    gshmem.barrier_all()  # every PE has read the count before one of them swaps it
     assert gshmem.atomic_compare_swap(counter, 5 * npes, -1, 0) in (5 * npes, -1)
     gshmem.barrier_all()
     assert gshmem.atomic_fetch(counter, 0) == -1
