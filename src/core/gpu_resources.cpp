@@ -525,9 +525,11 @@ Status setup_tma(const GpuBinding& b, const char* api, CudaGpuResources* res) {
   GSHMEM_CU_CHECK(cuMemAlloc, &res->tma_slots_, bytes);
   GSHMEM_CU_CHECK(cuMemsetD8, res->tma_slots_, 0, bytes);
   GSHMEM_INFO(kInit,
-              "device puts and gets to mapped peers of %s or more take the bulk-copy (TMA) path in blocks that lend "
-              "shared memory (NVSHMEM_TMA_POLICY=%s)",
-              format_size(b.config->tma_min_size).c_str(), policy.c_str());
+              "device puts and gets to mapped peers of %s or more, by %s, take the bulk-copy (TMA) path in blocks "
+              "that lend shared memory (NVSHMEM_TMA_POLICY=%s, GSHMEM_TMA_SCOPES=%s)",
+              format_size(b.config->tma_min_size).c_str(),
+              b.config->tma_scopes == "all" ? "threads, warps and blocks" : "single threads", policy.c_str(),
+              b.config->tma_scopes.c_str());
   return GSHMEM_SUCCESS;
 }
 
@@ -607,6 +609,7 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
   st.wait_any_counter = reinterpret_cast<uint64_t*>(res->any_counter_);
   st.tma_slots = reinterpret_cast<uint64_t*>(res->tma_slots_);
   st.tma_min_bytes = static_cast<uint32_t>(std::min<uint64_t>(b.config->tma_min_size, UINT32_MAX));
+  st.tma_group_calls = b.config->tma_scopes == "all" ? 1 : 0;
   st.teams = b.team_table();
   st.team_capacity = b.team_capacity;
   NetworkTransport* network = b.transports->network();

@@ -8,8 +8,8 @@
 // Every byte is checked on its target, and the bytes just past each copy must be untouched. Whether a staged
 // copy took the bulk-copy path is read from the lent memory itself: a copy of 7 tiles turns the parity of the
 // fourth stage's mbarrier, one of 4 tiles every stage's, which tma.cuh keeps in the header's second word. With the
-// policy ENABLE or FORCE on a GPU of compute capability 9.0 or newer every staged case must have taken it; otherwise
-// none may have.
+// policy ENABLE or FORCE on a GPU of compute capability 9.0 or newer every staged case of one thread must have taken
+// it, and the warp and block cases too with GSHMEM_TMA_SCOPES=all (else none of them); otherwise none may have.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +46,11 @@ enum Case : int {
 };
 // Whether the case is a staged copy whose use of the path the header shows (an odd number of uses of some stage).
 __host__ __device__ constexpr bool staged_case(int c) { return c <= kPutSignalBlock || c == kExactTiles; }
+// Whether the case is a call of one thread (the others are warp and block calls).
+__host__ __device__ constexpr bool thread_case(int c) {
+  return c == kPutThread || c == kGetThread || c == kExactTiles || c == kFourThreads || c == kFourLanes ||
+         c == kUnaligned || c == kSmall;
+}
 __host__ __device__ constexpr size_t case_bytes(int c) {
   return c == kUnaligned       ? kBytes + 8
          : c == kSmall         ? 1024
@@ -178,6 +183,8 @@ const Expect kExpect[kCases] = {{"a thread's put", false},
 int main() {
   const char* policy_env = std::getenv("NVSHMEM_TMA_POLICY");
   const std::string policy = policy_env ? policy_env : "DISABLE";
+  const char* scopes_env = std::getenv("GSHMEM_TMA_SCOPES");
+  const bool group_calls = scopes_env != nullptr && std::strcmp(scopes_env, "all") == 0;
   int major = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess && major < 9 &&
       policy == "FORCE") {
@@ -243,9 +250,12 @@ int main() {
       MP_CHECK(got[i] == 0, "%s (%zu bytes): byte %zu past its end was written (%u)", kExpect[c].name, n, i, got[i]);
     }
     if (staged_case(c)) {
-      MP_CHECK(eng[c] == (expect_bulk ? 1 : 0),
-               "%s %s the bulk-copy path (NVSHMEM_TMA_POLICY=%s, compute capability %d, code for sm_%d)",
-               kExpect[c].name, eng[c] ? "took" : "did not take", policy.c_str(), major, arch / 10);
+      const bool want = expect_bulk && (thread_case(c) || group_calls);
+      MP_CHECK(eng[c] == (want ? 1 : 0),
+               "%s %s the bulk-copy path (NVSHMEM_TMA_POLICY=%s, GSHMEM_TMA_SCOPES=%s, compute capability %d, code "
+               "for sm_%d)",
+               kExpect[c].name, eng[c] ? "took" : "did not take", policy.c_str(), group_calls ? "all" : "thread",
+               major, arch / 10);
       bulk += eng[c];
     } else if (c == kUnaligned || c == kSmall) {
       MP_CHECK(eng[c] == 0, "%s took the bulk-copy path", kExpect[c].name);
@@ -254,8 +264,9 @@ int main() {
   const uint64_t s = nvshmem_uint64_g(sig, me);
   MP_CHECK(s == 1, "the put_signal's signal is %llu, expected 1", static_cast<unsigned long long>(s));
   nvshmem_barrier_all();
-  std::printf("PE %d: gpu_tma passed (NVSHMEM_TMA_POLICY=%s, %d of %d staged cases by bulk copies)\n", me,
-              policy.c_str(), bulk, static_cast<int>(kPutSignalBlock) + 2);
+  std::printf("PE %d: gpu_tma passed (NVSHMEM_TMA_POLICY=%s, GSHMEM_TMA_SCOPES=%s, %d of %d staged cases by bulk "
+              "copies)\n",
+              me, policy.c_str(), group_calls ? "all" : "thread", bulk, static_cast<int>(kPutSignalBlock) + 2);
   nvshmem_free(sig);
   nvshmem_free(src);
   nvshmem_free(dst);

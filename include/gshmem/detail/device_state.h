@@ -126,10 +126,11 @@ struct DeviceState {
   /* The bulk-copy (TMA) path of copies to mapped peers (gshmem/device/tma.cuh): tma_slots (device memory,
    * kTmaBlocks words) records the shared memory each block of a running kernel lent (give_smem); NULL when
    * NVSHMEM_TMA_POLICY is DISABLE or the GPU has no bulk copies. Copies of fewer than tma_min_bytes keep the
-   * ordinary path. (These took the place of reserved words that older libraries leave 0: no ABI change.) */
+   * ordinary path, and so do warp and block calls unless tma_group_calls is non-zero (GSHMEM_TMA_SCOPES=all).
+   * (These took the place of reserved words that older libraries leave 0: no ABI change.) */
   uint64_t *tma_slots;
   uint32_t tma_min_bytes;
-  uint32_t reserved;
+  uint32_t tma_group_calls;
 };
 
 static_assert(sizeof(DeviceState) == 128, "DeviceState layout changed: bump kDeviceStateAbi");

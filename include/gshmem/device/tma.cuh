@@ -186,7 +186,8 @@ __device__ __forceinline__ bool agree(bool first_says) {
 #endif  // GSHMEMI_HAVE_BULK_COPY
 
 // Whether a copy of `bytes` from `from` to `to` may take the bulk-copy path: the same answer in every thread
-// of the group (the state, the arguments).
+// of the group (the state, the arguments). Warp and block calls only with GSHMEM_TMA_SCOPES=all: with their
+// threads the ordinary copy measured faster (docs/figures.md).
 template <Scope S>
 __device__ __forceinline__ bool candidate(const void* to, const void* from, size_t bytes) {
 #if GSHMEMI_HAVE_BULK_COPY
@@ -194,7 +195,7 @@ __device__ __forceinline__ bool candidate(const void* to, const void* from, size
     return false;
   } else {
     const DeviceState& st = state();
-    return st.tma_slots != nullptr && bytes >= st.tma_min_bytes &&
+    return st.tma_slots != nullptr && bytes >= st.tma_min_bytes && (S == Scope::kThread || st.tma_group_calls != 0) &&
            ((reinterpret_cast<uintptr_t>(to) | reinterpret_cast<uintptr_t>(from) | bytes) & 15) == 0;
   }
 #else

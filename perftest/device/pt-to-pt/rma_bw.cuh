@@ -175,10 +175,14 @@ void check_co_residency(const Launch &l, const char *name) {
 }  // namespace
 
 // The whole program; `Put` picks the direction, `name` is the program and job name; `tma`: shmem_put_tma_bw (CTAs
-// always lend shared memory, and NVSHMEM_TMA_POLICY is ENABLE unless the environment names a policy).
+// always lend shared memory, and NVSHMEM_TMA_POLICY is ENABLE and GSHMEM_TMA_SCOPES all, so that the puts of every
+// scope move by bulk copies, unless the environment says otherwise).
 template <bool Put>
 int rma_bw_main(int argc, char **argv, const char *name, bool tma = false) {
-  if (tma) setenv("NVSHMEM_TMA_POLICY", "ENABLE", 0);
+  if (tma) {
+    setenv("NVSHMEM_TMA_POLICY", "ENABLE", 0);
+    setenv("GSHMEM_TMA_SCOPES", "all", 0);
+  }
   const bool have_gpu = perftest_init();
   PerftestOptions opts;
   perftest_parse_args(argc, argv, &opts);
