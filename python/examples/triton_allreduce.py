@@ -65,9 +65,10 @@ def main():
         assert torch.equal(out, expect), out[:4]
 
         for round in (1, 2):  # the signals count on: round r waits for r * n arrivals
+            # Every PE's slots are free again and the last round's puts complete (they read buf) before buf changes.
+            gshmem.barrier_all(stream=stream)
             buf.mul_(2)  # new data each round (and out cleared), so a round that did nothing would show
             out.zero_()
-            gshmem.barrier_all(stream=stream)  # every PE's slots are free again and its buf written
             allreduce_by_puts[(blocks,)](buf, slots, signals, out, count, round, n, BLOCK)
             torch.cuda.synchronize()
             assert torch.equal(out, expect * 2**round), (round, out[:4])

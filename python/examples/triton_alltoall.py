@@ -26,9 +26,10 @@ def main():
         dst = gshmem.zeros(n * chunk, torch.uint8, like="torch")
         signal = gshmem.zeros(1, "uint64", like="torch")
         for round in (1, 2, 3):
+            # Last round's dst read by everyone, and its puts complete (they read src) before src changes.
+            gshmem.barrier_all(stream=torch.cuda.current_stream())
             for p in range(n):
                 src[p * chunk:(p + 1) * chunk] = (16 * me + p + round) % 256
-            gshmem.barrier_all(stream=torch.cuda.current_stream())  # last round's dst read by everyone
             alltoall[(n,)](dst, src, signal, chunk, round, n)
             torch.cuda.synchronize()
             for p in range(n):

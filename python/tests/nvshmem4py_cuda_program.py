@@ -97,6 +97,7 @@ nvshmem.barrier_all(stream=s)
 nvshmem.reduce(Teams.TEAM_WORLD, r, a, "sum", stream=s)
 s.sync()
 assert bool((r == n * (n + 1) / 2).all()), r[:4]
+nvshmem.barrier_all(stream=s)  # every PE has read r before the next reduction writes it
 nvshmem.reduce(Teams.TEAM_WORLD, r, a, "max", stream=s)
 s.sync()
 assert bool((r == n).all()), r[:4]

@@ -75,6 +75,7 @@ src.fill_(rank + 1)
 nvshmem.barrier_all()
 nvshmem.reduce(Teams.TEAM_WORLD, dst, src, "sum")
 assert torch.equal(dst, torch.full((4,), float(n * (n + 1) // 2)))
+nvshmem.barrier_all()  # every PE has read dst before the next reduction writes it
 nvshmem.reduce(Teams.TEAM_WORLD, dst, src, "max")
 assert torch.equal(dst, torch.full((4,), float(n)))
 allv = nvshmem.tensor((4 * n,), dtype=torch.float32)

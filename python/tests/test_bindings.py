@@ -95,6 +95,7 @@ def test_collectives_and_teams(me, npes):
     b.barrier_all()
     b.float_sum_reduce(b.Team_id.TEAM_WORLD, dest, src, n)
     assert (view(dest, n, ctypes.c_float) == npes * (npes + 1) / 2).all()
+    b.barrier_all()  # every PE has read the sum before the fcollect writes into its dest
     b.float_fcollect_on_stream(b.Team_id.TEAM_WORLD, dest, src, n, None)
     assert (view(dest, n * npes, ctypes.c_float) == np.repeat(np.arange(1, npes + 1), n)).all()
     team = np.full(1, -1, np.int32)

@@ -105,17 +105,19 @@ def test_atomics_on_gpu_memory(me, npes):
 def test_collectives_on_cuda_tensors(me, npes, on_stream):
     s = torch.cuda.Stream() if on_stream else None
     kw = {"stream": s} if on_stream else {}
+    # Every array first: an allocation is a collective of the world team on the host, which must not run while
+    # the stream's collectives of that team are pending.
     src = gshmem.full(1000, me + 1, torch.float32)
     dest = gshmem.zeros(1000, torch.float32)
-    gshmem.reduce(dest, src, "sum", **kw)
     gathered = gshmem.zeros(npes * 3, torch.int32)
     mine = gshmem.full(3, me, torch.int32)
-    gshmem.fcollect(gathered, mine, **kw)
     blocks = gshmem.full(npes * 2, me, torch.int64)
     swapped = gshmem.zeros(npes * 2, torch.int64)
-    gshmem.alltoall(swapped, blocks, **kw)
     root_data = gshmem.full(5, 100 + me, torch.bfloat16)
     bcast = gshmem.zeros(5, torch.bfloat16)
+    gshmem.reduce(dest, src, "sum", **kw)
+    gshmem.fcollect(gathered, mine, **kw)
+    gshmem.alltoall(swapped, blocks, **kw)
     gshmem.broadcast(bcast, root_data, root=npes - 1, **kw)
     if on_stream:
         s.synchronize()

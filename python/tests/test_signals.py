@@ -35,9 +35,10 @@ def test_signal_add_from_every_pe(me, npes):
 def test_put_signal_nbi_add(me, npes):
     data = gshmem.zeros((npes, 16), np.int64)
     sig = gshmem.zeros(1, np.uint64)
+    row = np.full(16, me, np.int64)  # (an _nbi source stays as it is until quiet)
     gshmem.barrier_all()
     for pe in range(npes):
-        gshmem.put_signal(data[me], np.full(16, me, np.int64), sig, 1, pe, op="add", nbi=True)
+        gshmem.put_signal(data[me], row, sig, 1, pe, op="add", nbi=True)
     gshmem.signal_wait_until(sig, "eq", npes)
     np.testing.assert_array_equal(data, np.repeat(np.arange(npes), 16).reshape(npes, 16))
     gshmem.quiet()
