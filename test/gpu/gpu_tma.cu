@@ -10,6 +10,8 @@
 // fourth stage's mbarrier, one of 4 tiles every stage's, which tma.cuh keeps in the header's second word. With the
 // policy ENABLE or FORCE on a GPU of compute capability 9.0 or newer every staged case of one thread must have taken
 // it, and the warp and block cases too with GSHMEM_TMA_SCOPES=all (else none of them); otherwise none may have.
+#include <strings.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -184,7 +186,7 @@ int main() {
   const char* policy_env = std::getenv("NVSHMEM_TMA_POLICY");
   const std::string policy = policy_env ? policy_env : "DISABLE";
   const char* scopes_env = std::getenv("GSHMEM_TMA_SCOPES");
-  const bool group_calls = scopes_env != nullptr && std::strcmp(scopes_env, "all") == 0;
+  const bool group_calls = scopes_env != nullptr && strcasecmp(scopes_env, "all") == 0;  // (as the library reads it)
   int major = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess && major < 9 &&
       policy == "FORCE") {
@@ -233,7 +235,7 @@ int main() {
   CUDA_CHECK(cudaMemcpy(eng.data(), engaged, kCases * sizeof(int), cudaMemcpyDeviceToHost));
   const auto got_dst = gputest::to_host(dst, total);
   const auto got_back = gputest::to_host(back, total);
-  int bulk = 0;
+  int bulk = 0, expected = 0;
   for (int c = 0; c < kCases; ++c) {
     const size_t at = static_cast<size_t>(c) * kRegion;
     const unsigned char* got = (kExpect[c].in_back ? got_back.data() : got_dst.data()) + at;
@@ -254,9 +256,10 @@ int main() {
       MP_CHECK(eng[c] == (want ? 1 : 0),
                "%s %s the bulk-copy path (NVSHMEM_TMA_POLICY=%s, GSHMEM_TMA_SCOPES=%s, compute capability %d, code "
                "for sm_%d)",
-               kExpect[c].name, eng[c] ? "took" : "did not take", policy.c_str(), group_calls ? "all" : "thread",
-               major, arch / 10);
+               kExpect[c].name, eng[c] ? "took" : "did not take", policy.c_str(), group_calls ? "all" : "thread", major,
+               arch / 10);
       bulk += eng[c];
+      expected += want ? 1 : 0;
     } else if (c == kUnaligned || c == kSmall) {
       MP_CHECK(eng[c] == 0, "%s took the bulk-copy path", kExpect[c].name);
     }
@@ -264,9 +267,10 @@ int main() {
   const uint64_t s = nvshmem_uint64_g(sig, me);
   MP_CHECK(s == 1, "the put_signal's signal is %llu, expected 1", static_cast<unsigned long long>(s));
   nvshmem_barrier_all();
-  std::printf("PE %d: gpu_tma passed (NVSHMEM_TMA_POLICY=%s, GSHMEM_TMA_SCOPES=%s, %d of %d staged cases by bulk "
-              "copies)\n",
-              me, policy.c_str(), group_calls ? "all" : "thread", bulk, static_cast<int>(kPutSignalBlock) + 2);
+  std::printf(
+      "PE %d: gpu_tma passed (NVSHMEM_TMA_POLICY=%s, GSHMEM_TMA_SCOPES=%s, %d of %d staged cases by bulk copies, as "
+      "expected: %d)\n",
+      me, policy.c_str(), group_calls ? "all" : "thread", bulk, static_cast<int>(kPutSignalBlock) + 2, expected);
   nvshmem_free(sig);
   nvshmem_free(src);
   nvshmem_free(dst);
