@@ -1,12 +1,11 @@
-// GPU binding: select the device, check that the node's PEs use distinct GPUs that can reach each
-// other, build the heap in GPU memory, load the internal kernels and publish the device state.
+// GPU binding: select the device, learn the node's GPUs (gpu_peers.cpp: whether the PEs reach and share them),
+// build the heap in GPU memory, load the internal kernels and publish the device state.
 #include "core/gpu_resources.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,12 +20,11 @@
 #include "transport/transport.h"
 #include "util/host_wait.h"
 #include "util/log.h"
-#include "util/socket.h"
 
 #ifdef GSHMEM_HAVE_CUDA
+#include "core/gpu_peers.h"
 #include "transport/proxy.h"
 #include "util/config.h"
-#include "util/cpu_affinity.h"
 #include "util/cuda_driver.h"
 
 extern const unsigned char gshmemi_device_kernels_fatbin[];
@@ -72,11 +70,6 @@ bool gpu_context_is_current() {
 }
 
 namespace {
-
-std::string uuid_text(const CUuuid& u) {
-  return to_hex(u.bytes, 4) + "-" + to_hex(u.bytes + 4, 2) + "-" + to_hex(u.bytes + 6, 2) + "-" +
-         to_hex(u.bytes + 8, 2) + "-" + to_hex(u.bytes + 10, 6);
-}
 
 class CudaGpuResources final : public GpuResources {
  public:
@@ -342,51 +335,6 @@ void set_windows(const std::vector<char*>& peers, uint64_t span, detail::DeviceS
   st->window_base = reinterpret_cast<uint64_t>(peers[first]);
 }
 
-struct GpuRecord {
-  CUuuid uuid;
-  int32_t ordinal;
-  int32_t can_reach_all;  // 1 when this PE's GPU has peer access to every node peer's GPU it can see
-  int32_t mps;            // 1 when this PE's context is an MPS client
-  char name[48];
-  char bus[24];
-};
-
-// PEs that use the same GPU (by UUID, so across CUDA_VISIBLE_DEVICES views) share it: their heaps map
-// into each other like any node peer's, and everything works, but their grids are not guaranteed to
-// be resident at once. Without MPS the GPU runs the processes' kernels in turns; under MPS a grid
-// that filled its client's share of SMs was seen to wait forever for the other client's grid, even
-// with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE summing to 100. So sharing is always NVSHMEM's "limited
-// MPG": collective launch runs, but the grids take turns with the other PEs'. Every PE decides from the same records,
-// so all agree; the lowest PE of each shared GPU says so.
-GpuSharing decide_sharing(const std::vector<GpuRecord>& all, int me) {
-  GpuSharing mode = GpuSharing::kOwn;
-  const int n = static_cast<int>(all.size());
-  for (int first = 0; first < n; ++first) {
-    std::string pes;
-    int members = 0, mps_clients = 0;
-    bool seen_before = false;
-    for (int pe = 0; pe < n; ++pe) {
-      if (std::memcmp(all[pe].uuid.bytes, all[first].uuid.bytes, sizeof all[pe].uuid.bytes) != 0) continue;
-      if (pe < first) seen_before = true;
-      pes += log::format("%s%d", pes.empty() ? "" : ", ", pe);
-      ++members;
-      mps_clients += all[pe].mps;
-    }
-    if (seen_before || members < 2) continue;
-    mode = GpuSharing::kLimited;
-    if (me != first) continue;
-    GSHMEM_WARN(
-        kInit,
-        "PEs %s share GPU %s (%s)%s: all of gshmem works, but the GPU does not keep their kernels resident "
-        "side by side, so a kernel that waits for another PE of this GPU is slow (it waits for the GPU to switch "
-        "contexts), and nvshmemx_collective_launch runs with a warning (NVSHMEM_STATUS_LIMITED_MPG). Give "
-        "each PE a GPU of its own for full speed",
-        pes.c_str(), uuid_text(all[first].uuid).c_str(), all[first].name,
-        mps_clients == members ? " under MPS" : " (taking turns: no MPS)");
-  }
-  return mode;
-}
-
 // Where this PE maps every PE's heap (nullptr for PEs it does not map), by PE.
 std::vector<char*> peer_bases(const GpuBinding& b) {
   std::vector<char*> peers(static_cast<size_t>(b.boot->size()));
@@ -430,73 +378,6 @@ Status select_device(const GpuBinding& b, const char* api, CudaGpuResources* res
   unsigned int ctx_flags = 0;
   GSHMEM_CU_CHECK(cuCtxGetFlags, &ctx_flags);
   if (!(ctx_flags & CU_CTX_SYNC_MEMOPS)) GSHMEM_CU_CHECK(cuCtxSetFlags, ctx_flags | CU_CTX_SYNC_MEMOPS);
-
-  return GSHMEM_SUCCESS;
-}
-
-// Step 2 (collective): which GPU every PE uses, whether each reaches its node peers' GPUs, and how
-// PEs share GPUs.
-Status exchange_gpus(const GpuBinding& b, CudaGpuResources* res) {
-  Bootstrap& boot = *b.boot;
-  int ndev = 0;
-  GSHMEM_CU_CHECK(cuDeviceGetCount, &ndev);
-  // Which GPU every PE uses, and whether each can reach its node peers' GPUs.
-  GpuRecord mine{};
-  GSHMEM_CU_CHECK(cuDeviceGetUuid, &mine.uuid, res->device_);
-  mine.ordinal = static_cast<int32_t>(res->device_);
-  cu().cuDeviceGetName(mine.name, sizeof mine.name, res->device_);
-  cu().cuDeviceGetPCIBusId(mine.bus, sizeof mine.bus, res->device_);
-  if (b.config->cpu_affinity == "AUTO") {
-    std::string why;
-    const std::string done = narrow_to_device_cpus(mine.bus, &why);
-    if (!done.empty()) GSHMEM_INFO(kInit, "NVSHMEM_CPU_AFFINITY=AUTO: %s", done.c_str());
-    if (!why.empty()) GSHMEM_INFO(kInit, "NVSHMEM_CPU_AFFINITY=AUTO: the CPU set stays: %s", why.c_str());
-  }
-  int mps = 0;
-  if (cu().cuDeviceGetAttribute(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, res->device_) != CUDA_SUCCESS) mps = 0;
-  mine.mps = mps ? 1 : 0;
-  std::vector<GpuRecord> all(static_cast<size_t>(boot.size()));
-  // First pass: learn the node peers' GPUs, then check peer access to the ones this PE can see.
-  GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
-  mine.can_reach_all = 1;
-  std::string unreachable;
-  for (int pe : b.node_pes) {
-    if (pe == boot.rank()) continue;
-    for (int d = 0; d < ndev; ++d) {
-      CUdevice other;
-      CUuuid u;
-      if (cu().cuDeviceGet(&other, d) != CUDA_SUCCESS || cu().cuDeviceGetUuid(&u, other) != CUDA_SUCCESS) continue;
-      if (std::memcmp(u.bytes, all[pe].uuid.bytes, sizeof u.bytes) != 0 || other == res->device_) continue;
-      int can = 0;
-      cu().cuDeviceCanAccessPeer(&can, res->device_, other);
-      if (!can) {
-        mine.can_reach_all = 0;
-        unreachable += log::format(" PE %d (GPU %d)", pe, d);
-      }
-    }
-  }
-  GSHMEM_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
-  res->sharing_ = decide_sharing(all, boot.rank());
-  res->device_of_.assign(all.size(), std::string());
-  res->uuid_of_.assign(all.size(), std::string());
-  for (int pe : b.node_pes) {
-    res->device_of_[pe] = log::format("%s, bus %s", all[pe].name, all[pe].bus);
-    res->uuid_of_[pe] = uuid_text(all[pe].uuid);
-  }
-  if (!b.config->disable_p2p) {
-    for (int pe : b.node_pes) {
-      if (!all[pe].can_reach_all) {
-        GSHMEM_ERROR(
-            "the GPU of PE %d (%s, bus %s) has no peer access to the GPUs of other PEs on this node%s; "
-            "gshmem maps every local PE's heap and needs it (NVSHMEM_DISABLE_P2P=1 turns mapping off, but "
-            "then PEs cannot reach each other in this version)",
-            pe, all[pe].name, all[pe].bus, pe == boot.rank() ? unreachable.c_str() : "");
-        return GSHMEM_ERROR_NOT_SUPPORTED;
-      }
-    }
-  }
-  GSHMEM_INFO(kInit, "bound GPU %d (%s, bus %s, uuid %s)", static_cast<int>(res->device_), mine.name, mine.bus,
-              uuid_text(mine.uuid).c_str());
 
   return GSHMEM_SUCCESS;
 }
@@ -664,7 +545,11 @@ Status publish_state(const GpuBinding& b, CudaGpuResources* res) {
 Status bind_gpu_backend(const GpuBinding& b, const char* api, std::unique_ptr<GpuResources>* out) {
   auto res = std::make_unique<CudaGpuResources>();
   GSHMEM_CHECK(select_device(b, api, res.get()));
-  GSHMEM_CHECK(exchange_gpus(b, res.get()));
+  GpuPeers peers;
+  GSHMEM_CHECK(exchange_gpus(b, res->device_, &peers));
+  res->sharing_ = peers.sharing;
+  res->device_of_ = std::move(peers.device_of);
+  res->uuid_of_ = std::move(peers.uuid_of);
   GSHMEM_CHECK(build_heap_and_kernels(b, api, res.get()));
   GSHMEM_CHECK(publish_state(b, res.get()));
   *out = std::move(res);
